@@ -1,0 +1,292 @@
+"""Admission: a fixture file becomes a :class:`Case`, or is refused with file and field.
+
+Loading fails closed, because a mandatory gate must never certify a case that
+cannot fail. In order: the bytes must be UTF-8 strict JSON (no duplicate keys, no
+non-finite numbers); the trace must match the strict models (no unknown keys, no
+coercion); every ``expects`` key must name a registered family whose parameters
+pass that family's validation, the empty-string rule and its own rules; the whole
+must produce at least one check; and the run mode may add rules (replay needs
+steps). The first problem found is reported as one line:
+``<file>: <field>=<value>: <what is wrong>``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from zeroclaw_eval import strictjson
+from zeroclaw_eval.errors import AdmissionError
+from zeroclaw_eval.family import Family
+from zeroclaw_eval.fixture import LlmTrace
+from zeroclaw_eval.mode import RunMode
+from zeroclaw_eval.record import RunRecord, empty_run
+from zeroclaw_eval.registry import Registry
+from zeroclaw_eval.report import CheckResult
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One admitted ``expects`` entry: the family, its validated parameters, its plugin."""
+
+    family: Family[Any]
+    params: Any
+    plugin: str
+
+    @property
+    def name(self) -> str:
+        return self.family.name
+
+
+@dataclass(frozen=True)
+class Case:
+    """An admitted fixture: safe to run and to grade."""
+
+    source: str
+    trace: LlmTrace
+    expectations: tuple[Expectation, ...]
+
+    @property
+    def name(self) -> str:
+        return self.trace.model_name
+
+    def grade(self, run: RunRecord) -> tuple[CheckResult, ...]:
+        """Every check of every expectation, in declaration order; none short-circuits another.
+
+        A family that raises while grading yields one failed check naming the family
+        and its plugin: a grading bug must never read as a pass, nor stop the suite.
+        """
+        results: list[CheckResult] = []
+        for expectation in self.expectations:
+            try:
+                results.extend(expectation.family.grade(expectation.params, run))
+            except Exception as exc:
+                results.append(
+                    CheckResult(
+                        expectation.name,
+                        False,
+                        f"family {expectation.name!r} of plugin {expectation.plugin!r} raised "
+                        f"{type(exc).__name__}: {exc}",
+                    )
+                )
+        return tuple(results)
+
+
+def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | None = None) -> Case:
+    """Read, validate and admit one fixture file. Raises :class:`AdmissionError`.
+
+    ``source`` is how the file is named in messages and reports (default: ``path``).
+    """
+    name = source or str(path)
+    try:
+        raw_bytes = path.read_bytes()
+    except IsADirectoryError:
+        raise AdmissionError(name, "", "is a directory, not a fixture file") from None
+    except FileNotFoundError:
+        raise AdmissionError(name, "", "cannot be read: no such file (dangling link?)") from None
+    except OSError as exc:
+        raise AdmissionError(name, "", f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        text = raw_bytes.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AdmissionError(
+            name, "", f"not UTF-8 text (invalid byte at offset {exc.start})"
+        ) from None
+    return admit_text(text, registry, mode, source=name)
+
+
+def admit_text(text: str, registry: Registry, mode: RunMode, *, source: str) -> Case:
+    """Admit a fixture given as JSON text; ``source`` names it in messages."""
+    try:
+        data = strictjson.loads(text.removeprefix("\ufeff"))
+    except strictjson.StrictJSONError as exc:
+        raise AdmissionError(source, _dotted(exc.path), exc.message) from None
+    return admit_data(data, registry, mode, source=source)
+
+
+def admit_data(data: Any, registry: Registry, mode: RunMode, *, source: str) -> Case:
+    """Admit an already parsed fixture document."""
+    if not isinstance(data, dict):
+        raise AdmissionError(source, "", f"a fixture must be a JSON object, not {_json_kind(data)}")
+    try:
+        trace = LlmTrace.model_validate(data, strict=True)
+    except ValidationError as exc:
+        raise _from_validation(source, data, (), exc) from None
+    expectations = _admit_expects(source, data, trace.expects, registry)
+    for problem in mode.admit(trace):
+        raise _problem(source, data, problem.path, problem.message)
+    return Case(source, trace, expectations)
+
+
+def _admit_expects(
+    source: str, data: Any, expects: Mapping[str, Any], registry: Registry
+) -> tuple[Expectation, ...]:
+    if not expects:
+        raise AdmissionError(
+            source, "expects", "declares no expectation: a case must assert something"
+        )
+    admitted: dict[str, Expectation] = {}
+    for key, raw in expects.items():
+        entry = registry.family(key)
+        if entry is None:
+            known = ", ".join(sorted(registry.families))
+            raise AdmissionError(
+                source,
+                f"expects.{key}",
+                f"unknown key: no such expectation family (known: {known})",
+            )
+        family = entry.obj
+        where: Path_ = ("expects", key)
+        try:
+            params = family.adapter.validate_python(raw, strict=True)
+        except ValidationError as exc:
+            raise _from_validation(source, data, where, exc) from None
+        if not family.allow_empty_strings:
+            for empty in _empty_strings(raw, ()):
+                raise _problem(
+                    source,
+                    data,
+                    where + empty,
+                    "must not be empty (an empty string matches anything)",
+                )
+        admitted[key] = Expectation(family, params, entry.plugin)
+    params_by_family = {key: expectation.params for key, expectation in admitted.items()}
+    produces_checks = False
+    nothing = empty_run()
+    for key, exp in admitted.items():
+        try:
+            problems = list(exp.family.rules(exp.params, params_by_family))
+            # Each declared entry yields exactly one check, whatever the run: grading
+            # an empty run counts them without a second, drift-prone count method.
+            produces_checks = produces_checks or bool(exp.family.grade(exp.params, nothing))
+        except Exception as exc:  # a plugin's bug must not pass as an admitted case
+            raise AdmissionError(
+                source,
+                f"expects.{key}",
+                f"family {key!r} of plugin {exp.plugin!r} failed during admission: "
+                f"{type(exc).__name__}: {exc}",
+            ) from None
+        for problem in problems:
+            raise _problem(source, data, ("expects", key, *problem.path), problem.message)
+    if not produces_checks:
+        raise AdmissionError(
+            source, "expects", "declares nothing that would produce a check (every entry is empty)"
+        )
+    return tuple(admitted.values())
+
+
+def _empty_strings(value: Any, path: Path_) -> Iterator[Path_]:
+    """Paths of every empty string (value or key) inside a parameter value."""
+    if value == "":
+        yield path
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _empty_strings(item, (*path, index))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key == "":
+                yield (*path, key)
+            yield from _empty_strings(item, (*path, key))
+
+
+# --- turning errors into one line -------------------------------------------------
+
+_MESSAGES = {
+    "extra_forbidden": "unknown key",
+    "missing": "required key is missing",
+    "union_tag_not_found": "required key 'type' is missing ('text' or 'tool_calls')",
+}
+
+
+def _from_validation(source: str, data: Any, prefix: Path_, exc: ValidationError) -> AdmissionError:
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    path, value = _locate(data, (*prefix, *first["loc"]))
+    message = _MESSAGES.get(first["type"]) or _lower_first(first["msg"])
+    if first["type"] == "too_short" and isinstance(value, (list, dict, str)) and not value:
+        message = "must not be empty"
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return _error(source, path, value, message)
+
+
+def _problem(source: str, data: Any, path: Path_, message: str) -> AdmissionError:
+    located, value = _locate(data, path)
+    return _error(source, located, value, message)
+
+
+_MISSING = object()
+
+
+def _error(source: str, path: Path_, value: Any, message: str) -> AdmissionError:
+    field = _dotted(path)
+    shown = _show(value)
+    if shown is not None and field:
+        field = f"{field}={shown}"
+    return AdmissionError(source, field, message)
+
+
+def _locate(data: Any, loc: Iterable[Any]) -> tuple[Path_, Any]:
+    """Follow a pydantic location through the raw document.
+
+    Returns the path as it reads in the fixture (a discriminated union inserts its
+    tag, ``text`` or ``tool_calls``, into the location; it is not a key of the
+    document, so it is dropped) and the raw value there, or ``_MISSING``.
+    """
+    path: list[str | int] = []
+    current: Any = data
+    for part in loc:
+        if isinstance(current, dict):
+            if part in current:
+                current = current[part]
+            elif current.get("type") == part:
+                continue  # the union tag
+            else:
+                current = _MISSING
+        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+            current = current[part]
+        else:
+            current = _MISSING
+        path.append(part)
+    return tuple(path), current
+
+
+def _dotted(path: Iterable[str | int]) -> str:
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def _show(value: Any) -> str | None:
+    """The value for ``field=value``: scalars only, cut short; containers are not shown."""
+    if value is _MISSING or isinstance(value, (dict, list)):
+        return None
+    shown = json.dumps(value, ensure_ascii=False)
+    return shown if len(shown) <= 60 else shown[:56] + '..."'
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"

@@ -1,0 +1,1 @@
+"""The default plugins: ordinary plugin modules, registered before any entry point."""

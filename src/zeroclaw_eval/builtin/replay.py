@@ -1,0 +1,86 @@
+"""The ``replay`` run mode: the model's side is the fixture's scripted steps.
+
+Each turn's steps are a FIFO queue. Asking for more responses than the turn
+scripts, or ending a turn with responses left over, is a run error naming the
+turn: the next turn's steps are never borrowed, and a fixture that
+over-specifies a turn is wrong, not lucky.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from zeroclaw_eval.agent import Message, ModelReply, Tool, ToolCallRequest
+from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.family import Problem
+from zeroclaw_eval.fixture import LlmTrace, Step, TextResponse
+from zeroclaw_eval.hookspecs import hookimpl
+from zeroclaw_eval.mode import CaseProvider, RunMode
+from zeroclaw_eval.report import plural
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
+
+
+def to_reply(step: Step) -> ModelReply:
+    """A scripted step as the agent loop receives it."""
+    response = step.response
+    if isinstance(response, TextResponse):
+        return ModelReply(response.content, (), response.input_tokens, response.output_tokens)
+    calls = tuple(ToolCallRequest(c.id, c.name, c.arguments) for c in response.tool_calls)
+    return ModelReply(None, calls, response.input_tokens, response.output_tokens)
+
+
+class ReplayProvider(CaseProvider):
+    """Answers from the scripted steps, one turn's queue at a time."""
+
+    def __init__(self, trace: LlmTrace) -> None:
+        self._turns = [[to_reply(step) for step in turn.steps or ()] for turn in trace.turns]
+        self._queue: deque[ModelReply] = deque()
+        self._turn = 0
+        self._scripted = 0
+
+    def begin_turn(self, turn: int) -> None:
+        self._turn = turn
+        self._queue = deque(self._turns[turn])
+        self._scripted = len(self._queue)
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[Tool]) -> ModelReply:
+        if not self._queue:
+            raise RunError(
+                f"turn {self._turn}: the agent requested more responses than scripted "
+                f"({plural(self._scripted, 'step')} scripted for this turn)"
+            )
+        return self._queue.popleft()
+
+    def end_turn(self, turn: int) -> None:
+        if self._queue:
+            raise RunError(
+                f"turn {turn}: {plural(len(self._queue), 'scripted step')} left unused "
+                f"after the turn ended: the fixture over-specifies the turn"
+            )
+
+
+class ReplayMode(RunMode):
+    """Replays each fixture's scripted responses through the real agent loop."""
+
+    name = "replay"
+    description = "replay the scripted responses of each fixture (deterministic, offline)"
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        for index, turn in enumerate(trace.turns):
+            if not turn.steps:
+                yield Problem(
+                    ("turns", index, "steps"),
+                    "replay needs at least one scripted step per turn",
+                )
+
+    def provider(self, trace: LlmTrace, config: EvalConfig) -> ReplayProvider:
+        return ReplayProvider(trace)
+
+
+@hookimpl
+def zeroclaw_eval_register_modes(register: Callable[[RunMode], None]) -> None:
+    register(ReplayMode())

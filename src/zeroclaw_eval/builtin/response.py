@@ -1,0 +1,120 @@
+"""Families over the final response: ``response_contains``, ``response_not_contains``,
+``response_matches``.
+
+"Final response" is the agent's text for the last turn. In replay it is scripted,
+so these families prove response shaping, never what crossed a tool boundary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from zeroclaw_eval.family import Family, NonEmptyStr, Problem
+from zeroclaw_eval.hookspecs import hookimpl
+from zeroclaw_eval.record import RunRecord
+from zeroclaw_eval.report import CheckResult, shorten
+
+
+def _observed(run: RunRecord) -> str:
+    if run.final_response is None:
+        return "there is no final response"
+    return f"the final response is {shorten(run.final_response)}"
+
+
+class ResponseContains(Family[list[str]]):
+    """The final response contains each substring."""
+
+    name = "response_contains"
+    params = list[NonEmptyStr]
+    description = "the final response contains each substring"
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        final = run.final_response
+        return [
+            CheckResult(
+                f"{self.name}: {shorten(needle)}",
+                ok := final is not None and needle in final,
+                "found" if ok else f"not found: {_observed(run)}",
+            )
+            for needle in params
+        ]
+
+
+class ResponseNotContains(Family[list[str]]):
+    """The final response contains none of the substrings."""
+
+    name = "response_not_contains"
+    params = list[NonEmptyStr]
+    description = "the final response contains none of the substrings"
+
+    def rules(self, params: list[str], expects: Mapping[str, Any]) -> Iterable[Problem]:
+        required = expects.get(ResponseContains.name, [])
+        for index, needle in enumerate(params):
+            clash = next((text for text in required if needle in text), None)
+            if clash is not None:
+                yield Problem(
+                    (index,),
+                    f"contradicts response_contains {shorten(clash)}: no response can satisfy both",
+                )
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        final = run.final_response or ""
+        results = []
+        for needle in params:
+            at = final.find(needle)
+            results.append(
+                CheckResult(
+                    f"{self.name}: {shorten(needle)}",
+                    at < 0,
+                    "absent" if at < 0 else f"present at offset {at}: {_observed(run)}",
+                )
+            )
+        return results
+
+
+class ResponseMatches(Family[list[str]]):
+    """Each regular expression is found in the final response (``re.search``)."""
+
+    name = "response_matches"
+    params = list[NonEmptyStr]
+    description = "each regular expression is found (search) in the final response"
+
+    def rules(self, params: list[str], expects: Mapping[str, Any]) -> Iterable[Problem]:
+        for index, pattern in enumerate(params):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                yield Problem((index,), f"not a valid regular expression: {exc}")
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        final = run.final_response
+        results = []
+        for pattern in params:
+            # re keeps compiled patterns in its own cache, so a pattern is compiled
+            # once per process however many cases use it.
+            match = re.search(pattern, final) if final is not None else None
+            results.append(
+                CheckResult(
+                    f"{self.name}: {shorten(pattern)}",
+                    match is not None,
+                    f"matched {shorten(match.group(0))}"
+                    if match
+                    else f"no match: {_observed(run)}",
+                )
+            )
+        return results
+
+
+FAMILIES: tuple[Callable[[], Family[Any]], ...] = (
+    ResponseContains,
+    ResponseNotContains,
+    ResponseMatches,
+)
+
+
+@hookimpl
+def zeroclaw_eval_register_families(register: Callable[[Family[Any]], None]) -> None:
+    for family in FAMILIES:
+        register(family())

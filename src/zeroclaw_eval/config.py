@@ -1,0 +1,129 @@
+"""The ``[eval]`` table: where it is read from, and what it may hold.
+
+Looked up in order: the file given with ``--config``; ``zeroclaw.toml`` in the
+working directory (its ``[eval]`` table; other tables belong to other tools);
+``pyproject.toml`` (its ``[tool.zeroclaw.eval]`` table). Unknown keys are errors
+naming the key and the file. Relative paths in a file are relative to that file.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from zeroclaw_eval.agent import DEFAULT_MAX_TOOL_ITERATIONS
+from zeroclaw_eval.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+class EvalConfig(BaseModel):
+    """The harness settings. Command-line flags override what a file says."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    suite_dir: str = Field("evals/regression", min_length=1)
+    """The suite ``zeroclaw eval run`` runs when ``--suite`` is not given."""
+    mode: str = Field("replay", min_length=1)
+    """The run mode (``replay`` plays the fixtures' scripted responses)."""
+    format: str = Field("text", min_length=1)
+    """The formatter for the report on stdout."""
+    max_tool_iterations: int = Field(DEFAULT_MAX_TOOL_ITERATIONS, ge=1)
+    """How many model round trips asking for tools one turn may take."""
+
+
+DEFAULT_SUITE_DIR: str = EvalConfig.model_fields["suite_dir"].default
+"""The default suite, read from the model so that no second literal can drift."""
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A configuration and where it came from.
+
+    ``path`` is the file it was read from (``None`` for the defaults), ``table`` the
+    table inside it (``eval`` or ``tool.zeroclaw.eval``), and ``base_dir`` the
+    directory its relative paths are relative to.
+    """
+
+    config: EvalConfig
+    base_dir: Path
+    path: Path | None = None
+    table: str = "eval"
+
+    def field(self, key: str) -> str:
+        """How to name one key of this configuration in an error message."""
+        where = str(self.path) if self.path is not None else "default configuration"
+        return f"{where}: {self.table}.{key}"
+
+
+def load_config(path: Path | None = None, cwd: Path | None = None) -> LoadedConfig:
+    """Read the configuration. Raises :class:`ConfigError` naming the file and key.
+
+    ``path`` is an explicit ``--config`` file (its ``[eval]`` table, or
+    ``[tool.zeroclaw.eval]`` when it is named ``pyproject.toml``). Without it, the
+    defaults apply unless ``cwd`` holds ``zeroclaw.toml`` or a ``pyproject.toml``
+    with a ``[tool.zeroclaw.eval]`` table.
+    """
+    cwd = cwd or Path.cwd()
+    if path is not None:
+        pyproject = path.name == "pyproject.toml"
+        table, where = _eval_table(_read_toml(path), path, pyproject=pyproject)
+        return LoadedConfig(_build(table, path, where), path.resolve().parent, path, where)
+    for name, pyproject in (("zeroclaw.toml", False), ("pyproject.toml", True)):
+        candidate = cwd / name
+        if candidate.is_file():
+            table, where = _eval_table(_read_toml(candidate), candidate, pyproject=pyproject)
+            if table is not None:
+                return LoadedConfig(_build(table, candidate, where), cwd, candidate, where)
+    return LoadedConfig(EvalConfig(), cwd)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            document: dict[str, Any] = tomllib.load(handle)
+            return document
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such configuration file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _eval_table(document: dict[str, Any], path: Path, *, pyproject: bool) -> tuple[Any, str]:
+    """The raw ``[eval]`` table (``None`` if a pyproject.toml has none), and its name."""
+    keys = ("tool", "zeroclaw", "eval") if pyproject else ("eval",)
+    current: Any = document
+    for depth, key in enumerate(keys):
+        if not isinstance(current, dict):
+            raise ConfigError(f"{path}: {'.'.join(keys[:depth])}: must be a table")
+        current = current.get(key)
+        if current is None:
+            return ({} if not pyproject else None), ".".join(keys)
+    if not isinstance(current, dict):
+        raise ConfigError(f"{path}: {'.'.join(keys)}: must be a table")
+    return current, ".".join(keys)
+
+
+def _build(table: Any, path: Path, where: str) -> EvalConfig:
+    if table is None:
+        return EvalConfig()
+    try:
+        return EvalConfig.model_validate(table)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "extra_forbidden":
+            known = ", ".join(EvalConfig.model_fields)
+            message = f"unknown key (known keys: {known})"
+        else:
+            message = error["msg"]
+        raise ConfigError(f"{path}: {where}.{key}: {message}") from None

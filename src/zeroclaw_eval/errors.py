@@ -1,0 +1,56 @@
+"""The exception hierarchy: one root, one subclass per stage that can refuse.
+
+Every error carries a complete one-line message. The CLI prints ``Error: <message>``
+for any :class:`ZeroclawEvalError` and exits 1; nothing below it prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class ZeroclawEvalError(Exception):
+    """Root of every error the harness raises on purpose."""
+
+
+class ConfigError(ZeroclawEvalError):
+    """The ``[eval]`` configuration (file or flags) is invalid."""
+
+
+class PluginLoadError(ZeroclawEvalError):
+    """A plugin could not be loaded or registered; the run must not go on without it."""
+
+
+class AdmissionError(ZeroclawEvalError):
+    """A fixture was refused at load time.
+
+    ``source`` is the fixture file, ``field`` the dotted path of the offending field
+    (``expects.tool_arguments_contain[1].needle``), or ``""`` when the whole file is
+    at fault (it is not JSON, say).
+    """
+
+    def __init__(self, source: str, field: str, message: str) -> None:
+        self.source = source
+        self.field = field
+        self.message = message
+        where = f"{source}: {field}" if field else source
+        super().__init__(f"{where}: {message}")
+
+
+class SuiteLoadError(ZeroclawEvalError):
+    """A suite could not be loaded: it is missing, empty, or some fixtures were refused.
+
+    ``problems`` holds one complete line per refused fixture, so that every bad file
+    in a suite is reported at once rather than one per run.
+    """
+
+    def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
+        self.problems = tuple(problems)
+        super().__init__(message)
+
+
+class RunError(ZeroclawEvalError):
+    """Running one case went wrong (the script ran dry, a tool loop never ended...).
+
+    A run error fails its case and is reported with it; it never stops the suite.
+    """

@@ -1,0 +1,72 @@
+"""The fixture format (``LlmTrace``): strict pydantic models, unknown keys refused.
+
+``expects`` is kept raw here: each family validates its own entry during
+admission (:mod:`zeroclaw_eval.admission`), so plugin families are held to the
+same rules as built-in ones.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+
+from zeroclaw_eval.family import NonEmptyStr
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ToolCall(_Strict):
+    """A tool call the scripted model makes."""
+
+    id: NonEmptyStr
+    name: NonEmptyStr
+    arguments: dict[str, Any]
+
+
+class TextResponse(_Strict):
+    """A scripted reply that ends the turn with text."""
+
+    type: Literal["text"]
+    content: str
+    input_tokens: NonNegativeInt = 0
+    output_tokens: NonNegativeInt = 0
+
+
+class ToolCallsResponse(_Strict):
+    """A scripted reply that asks for one or more tool calls."""
+
+    type: Literal["tool_calls"]
+    tool_calls: Annotated[list[ToolCall], Field(min_length=1)]
+    input_tokens: NonNegativeInt = 0
+    output_tokens: NonNegativeInt = 0
+
+
+Response = Annotated[TextResponse | ToolCallsResponse, Field(discriminator="type")]
+
+
+class Step(_Strict):
+    """One scripted model response in a turn's queue."""
+
+    response: Response
+
+
+class Turn(_Strict):
+    """One user message and the queue of model responses scripted for it.
+
+    ``steps`` may be omitted only where the run mode produces responses itself
+    (live); replay refuses a turn without steps.
+    """
+
+    user_input: str
+    steps: list[Step] | None = None
+
+
+class LlmTrace(_Strict):
+    """A whole case as written in a fixture file."""
+
+    model_name: NonEmptyStr
+    turns: Annotated[list[Turn], Field(min_length=1)]
+    expects: dict[str, Any]

@@ -1,0 +1,68 @@
+"""Every ``zeroclaw_eval_*`` hook, typed and documented.
+
+Plugins implement these with :data:`hookimpl` (``from zeroclaw_eval import hookimpl``).
+Each hook is called once per plugin manager, when the
+:class:`~zeroclaw_eval.registry.Registry` is built: before any fixture is loaded.
+Each receives a ``register`` callable and calls it once per object it provides;
+results are not combined by return value. The registry attributes every object to
+the plugin that registered it, and two plugins registering the same name is an
+error that names both. As pluggy allows, an implementation may accept fewer
+arguments than the specification; signatures here only ever grow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.agent import Tool
+    from zeroclaw_eval.family import Family
+    from zeroclaw_eval.mode import RunMode
+    from zeroclaw_eval.report import Formatter
+
+PROJECT_NAME = "zeroclaw_eval"
+"""The pluggy project name, and the entry-point group plugins are found in."""
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def zeroclaw_eval_register_families(register: Callable[[Family[object]], None]) -> None:
+    """Register expectation families: call ``register(family)`` for each.
+
+    ``family`` is a :class:`~zeroclaw_eval.family.Family` instance; its ``name`` is
+    the key fixtures use in ``expects``. Every registered family goes through the
+    same admission as the built-ins.
+    """
+
+
+@hookspec
+def zeroclaw_eval_register_formatters(register: Callable[[Formatter], None]) -> None:
+    """Register report formatters: call ``register(formatter)`` for each.
+
+    ``formatter`` is a :class:`~zeroclaw_eval.report.Formatter` instance; its
+    ``name`` is what ``--format`` selects.
+    """
+
+
+@hookspec
+def zeroclaw_eval_register_modes(register: Callable[[RunMode], None]) -> None:
+    """Register run modes: call ``register(mode)`` for each.
+
+    ``mode`` is a :class:`~zeroclaw_eval.mode.RunMode` instance; its ``name`` is
+    what ``--mode`` and ``[eval].mode`` select.
+    """
+
+
+@hookspec
+def zeroclaw_eval_register_tools(register: Callable[[str, Callable[[], Tool]], None]) -> None:
+    """Register tools the agent can dispatch to: call ``register(name, factory)`` for each.
+
+    ``factory`` takes no arguments and returns a fresh
+    :class:`~zeroclaw_eval.agent.Tool`; it is called once per case, so tool state
+    never leaks between cases. ``name`` must equal the tool's ``name``.
+    """

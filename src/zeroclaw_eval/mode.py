@@ -1,0 +1,51 @@
+"""Run modes: what plays the model's side of the loop for a case.
+
+``replay`` answers from the fixture's scripted steps; other modes (a live
+provider, say) are registered the same way through
+``zeroclaw_eval_register_modes``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+from zeroclaw_eval.agent import Message, ModelReply, Tool
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.family import Problem
+    from zeroclaw_eval.fixture import LlmTrace
+
+
+class CaseProvider(ABC):
+    """The model side for one case. The runner brackets each turn with
+    :meth:`begin_turn` and :meth:`end_turn`, so a provider can keep per-turn state
+    and refuse a turn that ended early (raise :class:`~zeroclaw_eval.errors.RunError`).
+    """
+
+    def begin_turn(self, turn: int) -> None:  # noqa: B027 - optional, does nothing by default
+        """Called before the agent sees turn ``turn`` (0-based)."""
+
+    def end_turn(self, turn: int) -> None:  # noqa: B027 - optional, does nothing by default
+        """Called after the agent finished turn ``turn``."""
+
+    @abstractmethod
+    def respond(self, messages: Sequence[Message], tools: Sequence[Tool]) -> ModelReply:
+        """The model's reply to the conversation so far."""
+
+
+class RunMode(ABC):
+    """A way of running cases. Register one with ``zeroclaw_eval_register_modes``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        """Mode-specific admission rules for a well-formed trace (paths from its root)."""
+        return ()
+
+    @abstractmethod
+    def provider(self, trace: LlmTrace, config: EvalConfig) -> CaseProvider:
+        """A fresh model side for one case."""

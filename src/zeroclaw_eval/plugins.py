@@ -1,0 +1,105 @@
+"""Building the plugin manager: built-ins first, then the ``zeroclaw_eval`` entry points.
+
+Nothing happens at import time; every invocation builds its own manager. A plugin
+that fails to load stops the run with an error naming its distribution and entry
+point: silently skipping it would let fixtures that use its families pass
+unchecked.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+
+import pluggy
+
+from zeroclaw_eval import hookspecs
+from zeroclaw_eval.errors import PluginLoadError
+
+#: The default plugins, registered in this order before any entry point.
+#: Each is an ordinary plugin module using the public ``hookimpl`` marker.
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "zeroclaw_eval.builtin.response",
+    "zeroclaw_eval.builtin.tools",
+    "zeroclaw_eval.builtin.dispatch",
+    "zeroclaw_eval.builtin.text",
+    "zeroclaw_eval.builtin.json",
+    "zeroclaw_eval.builtin.replay",
+    "zeroclaw_eval.builtin.echo",
+)
+
+
+@dataclass(frozen=True)
+class PluginOrigin:
+    """Where a registered plugin came from: ``distribution`` is ``None`` for built-ins."""
+
+    name: str
+    distribution: str | None = None
+    version: str | None = None
+    entry_point: str | None = None
+
+
+def builtin_name(module: str) -> str:
+    """The plugin name of a default plugin module (``zeroclaw_eval.builtin.echo`` -> ``echo``)."""
+    return module.rsplit(".", 1)[-1]
+
+
+class PluginManager(pluggy.PluginManager):
+    """A pluggy manager that also remembers where each plugin came from."""
+
+    def __init__(self) -> None:
+        super().__init__(hookspecs.PROJECT_NAME)
+        self.add_hookspecs(hookspecs)
+        self.origins: dict[str, PluginOrigin] = {}
+
+
+def get_plugin_manager(
+    *, blocked: Iterable[str] = (), load_entry_points: bool = True
+) -> PluginManager:
+    """A fresh plugin manager with the default plugins and, unless disabled, every
+    plugin of the ``zeroclaw_eval`` entry-point group.
+
+    Names in ``blocked`` are never imported. Raises :class:`PluginLoadError` when a
+    plugin cannot be imported or registered.
+    """
+    pm = PluginManager()
+    for name in blocked:
+        pm.set_blocked(name)
+    for module_name in DEFAULT_PLUGINS:
+        name = builtin_name(module_name)
+        if pm.is_blocked(name):
+            continue
+        _register(pm, importlib.import_module(module_name), name, f"built-in plugin {name!r}")
+        pm.origins[name] = PluginOrigin(name)
+    if load_entry_points:
+        for ep in _entry_points():
+            if pm.is_blocked(ep.name):
+                continue
+            dist = ep.dist.name if ep.dist is not None else "unknown distribution"
+            version = ep.dist.version if ep.dist is not None else None
+            label = f"plugin {ep.name!r} (entry point {ep.name} = {ep.value}, distribution {dist})"
+            try:
+                plugin = ep.load()
+            except Exception as exc:
+                raise PluginLoadError(
+                    f"{label} failed to load: {type(exc).__name__}: {exc}"
+                ) from exc
+            _register(pm, plugin, ep.name, label)
+            pm.origins[ep.name] = PluginOrigin(ep.name, dist, version, ep.value)
+    return pm
+
+
+def _entry_points() -> list[EntryPoint]:
+    # Sorted so that load order, and so any error, is the same on every machine.
+    return sorted(entry_points(group=hookspecs.PROJECT_NAME), key=lambda ep: ep.name)
+
+
+def _register(pm: PluginManager, plugin: object, name: str, label: str) -> None:
+    if pm.has_plugin(name):
+        raise PluginLoadError(f"{label}: another plugin is already registered as {name!r}")
+    try:
+        pm.register(plugin, name=name)
+    except Exception as exc:
+        raise PluginLoadError(f"{label} could not be registered: {exc}") from exc

@@ -1,0 +1,120 @@
+"""Grading results, and the one decision CI reads from them: the exit code."""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One graded expectation entry.
+
+    ``check`` names the family and the entry (``response_contains: "hello"``);
+    ``detail`` says what was observed, always on failure.
+    """
+
+    check: str
+    passed: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class CaseReport:
+    """The outcome of one case: its checks, or the run error that stopped it."""
+
+    name: str
+    source: str
+    checks: tuple[CheckResult, ...] = ()
+    error: str | None = None
+    duration_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        """True only when the case ran without error and every one of its checks passed.
+
+        A case with no checks never passes: admission refuses such cases, and this
+        guard keeps a hand-built report from passing by accident.
+        """
+        return self.error is None and bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def failed_checks(self) -> list[CheckResult]:
+        """The checks that did not pass, in declaration order."""
+        return [c for c in self.checks if not c.passed]
+
+
+@dataclass(frozen=True)
+class SuiteReport:
+    """The outcome of a whole suite, in suite (path) order.
+
+    ``errors`` holds the lines of a failure that stopped the suite before any case
+    ran (a refused fixture, an empty suite...); such a report is never green, and
+    formatters can still render it, so a machine-readable report always exists.
+    """
+
+    suite: str
+    cases: tuple[CaseReport, ...]
+    mode: str = "replay"
+    errors: tuple[str, ...] = ()
+
+    @property
+    def passed_count(self) -> int:
+        return sum(1 for case in self.cases if case.passed)
+
+    @property
+    def all_passed(self) -> bool:
+        """True iff nothing stopped the suite, it has cases, and every case passed."""
+        return not self.errors and bool(self.cases) and self.passed_count == len(self.cases)
+
+    def exit_code(self) -> int:
+        """The CI gate: 0 if and only if every case passed, else 1.
+
+        A suite with no cases, or one that failed to load, is never green.
+        """
+        return 0 if self.all_passed else 1
+
+
+class Formatter(ABC):
+    """Renders a :class:`SuiteReport` as a document. Register one with
+    ``zeroclaw_eval_register_formatters``.
+
+    ``machine_readable`` formatters own stdout: the CLI sends every warning and
+    progress line to stderr while they are in use.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    machine_readable: ClassVar[bool] = False
+
+    @abstractmethod
+    def render(self, report: SuiteReport) -> str:
+        """Return the whole document, ending with a newline."""
+
+
+def shorten(text: str | None, limit: int = 160) -> str:
+    """A value as it should appear in a check's detail: quoted, and cut if long."""
+    if text is None:
+        return "nothing"
+    quoted = json.dumps(text, ensure_ascii=False)
+    if len(quoted) <= limit:
+        return quoted
+    return quoted[: limit - 4] + '..."'
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 call``, ``2 calls``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+__all__: Sequence[str] = (
+    "CaseReport",
+    "CheckResult",
+    "Formatter",
+    "SuiteReport",
+    "plural",
+    "shorten",
+)

@@ -1,0 +1,86 @@
+"""Suites: a directory's direct ``*.json`` children, admitted, in path order.
+
+Loading is not recursive and never shrinks silently: a missing or empty suite,
+an entry that cannot be read and every refused fixture are errors, all reported
+at once. Also here: the empty-run vacuity check, which admission cannot do.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from zeroclaw_eval.admission import Case, admit_file
+from zeroclaw_eval.errors import AdmissionError, SuiteLoadError
+from zeroclaw_eval.mode import RunMode
+from zeroclaw_eval.record import empty_run
+from zeroclaw_eval.registry import Registry
+from zeroclaw_eval.report import plural
+
+
+def fixture_paths(directory: Path) -> list[Path]:
+    """The suite's case files: direct children named ``*.json``, sorted by path."""
+    try:
+        with os.scandir(directory) as entries:
+            names = sorted(entry.name for entry in entries if entry.name.endswith(".json"))
+    except FileNotFoundError:
+        raise SuiteLoadError(f"suite {directory}: no such directory") from None
+    except NotADirectoryError:
+        raise SuiteLoadError(f"suite {directory}: not a directory") from None
+    except OSError as exc:
+        raise SuiteLoadError(
+            f"suite {directory}: cannot be listed: {exc.strerror or exc}"
+        ) from None
+    return [directory / name for name in names]
+
+
+def load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
+    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal."""
+    paths = fixture_paths(directory)
+    if not paths:
+        raise SuiteLoadError(
+            f"suite {directory}: no *.json fixtures: an empty suite is never green"
+        )
+    cases: list[Case] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            cases.append(admit_file(path, registry, mode))
+        except AdmissionError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise SuiteLoadError(
+            f"suite {directory}: {plural(len(problems), 'fixture')} refused "
+            f"(of {len(paths)}); no case was run",
+            problems,
+        )
+    return cases
+
+
+@dataclass(frozen=True)
+class Vacuity:
+    """Why a case certifies nothing: an empty run passes every one of its checks."""
+
+    case: Case
+    checks: tuple[str, ...]
+
+    def __str__(self) -> str:
+        listed = ", ".join(self.checks)
+        return (
+            f"{self.case.source}: expects: vacuous: a run that does nothing passes all "
+            f"{plural(len(self.checks), 'check')} ({listed}); add an expectation that "
+            "only the intended behaviour satisfies"
+        )
+
+
+def vacuity(case: Case) -> Vacuity | None:
+    """The :class:`Vacuity` of a case that an empty run satisfies, else ``None``.
+
+    A case that certifies a behaviour must fail at least one check against a run
+    with no response, no calls and no tokens.
+    """
+    checks = case.grade(empty_run())
+    if any(not check.passed for check in checks):
+        return None
+    return Vacuity(case, tuple(check.check for check in checks))

@@ -1,0 +1,70 @@
+"""Shared fixtures: a registry with every installed plugin, and fixture-writing helpers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval import Registry, RunMode, get_plugin_manager
+
+TESTS = Path(__file__).parent
+PROJECT = TESTS.parent
+
+
+@pytest.fixture(scope="session")
+def registry() -> Registry:
+    return Registry.from_plugin_manager(get_plugin_manager())
+
+
+@pytest.fixture(scope="session")
+def replay(registry: Registry) -> RunMode:
+    return registry.modes["replay"].obj
+
+
+def echo_case(**overrides: Any) -> dict[str, Any]:
+    """A valid one-turn fixture that echoes "hello"; keys in ``overrides`` replace its own."""
+    case: dict[str, Any] = {
+        "model_name": "echo-hello",
+        "turns": [
+            {
+                "user_input": "Echo hello",
+                "steps": [
+                    {
+                        "response": {
+                            "type": "tool_calls",
+                            "tool_calls": [
+                                {"id": "c1", "name": "echo", "arguments": {"message": "hello"}}
+                            ],
+                        }
+                    },
+                    {"response": {"type": "text", "content": "The echo said: hello"}},
+                ],
+            }
+        ],
+        "expects": {
+            "response_contains": ["hello"],
+            "exact_tool_calls": 1,
+            "tool_results_contain": [{"tool": "echo", "needle": "hello"}],
+        },
+    }
+    case.update(overrides)
+    return case
+
+
+@pytest.fixture
+def write_case(tmp_path: Path) -> Callable[..., Path]:
+    """Write a fixture into ``tmp_path/suite`` and return its path."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+
+    def write(data: Any, name: str = "case.json") -> Path:
+        path = suite / name
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
