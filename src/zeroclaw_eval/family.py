@@ -48,6 +48,30 @@ class Problem:
     message: str
 
 
+def accepts_unknown_keys(adapter: TypeAdapter[Any]) -> list[str]:
+    """Names of the object types inside a parameter type that would accept unknown keys.
+
+    Admission promises that unknown keys are refused at every level, for plugin
+    families too; a model, dataclass or TypedDict that ignores or allows extra keys
+    would break that promise silently, so the registry refuses such a family.
+    """
+    loose: list[str] = []
+    stack: list[Any] = [adapter.core_schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") in ("model", "dataclass", "typed-dict"):
+                config = node.get("config") or {}
+                extra = node.get("extra_behavior") or config.get("extra_fields_behavior")
+                if extra != "forbid":
+                    owner = node.get("cls")
+                    loose.append(getattr(owner, "__qualname__", None) or str(node.get("ref", "?")))
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return loose
+
+
 class Family(ABC, Generic[P]):
     """An expectation family. Subclass it, set ``name`` and ``params``, implement ``grade``.
 

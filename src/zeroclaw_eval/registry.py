@@ -15,7 +15,7 @@ import pluggy
 
 from zeroclaw_eval.agent import Tool
 from zeroclaw_eval.errors import PluginLoadError
-from zeroclaw_eval.family import Family
+from zeroclaw_eval.family import Family, accepts_unknown_keys
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.report import Formatter
 
@@ -53,6 +53,7 @@ class Registry:
 
         for plugin, args in _each(pm, "zeroclaw_eval_register_families"):
             family = _one_named(args, Family, "family", plugin)
+            _check_params(family, plugin)
             _add(families, "family", family.name, family, plugin)
         for plugin, args in _each(pm, "zeroclaw_eval_register_formatters"):
             formatter = _one_named(args, Formatter, "formatter", plugin)
@@ -137,6 +138,23 @@ def _one_named(args: tuple[Any, ...], kind: type, label: str, plugin: str) -> An
     if not getattr(obj, "name", ""):
         raise PluginLoadError(f"plugin {plugin!r} registered a {label} with an empty name")
     return obj
+
+
+def _check_params(family: Family[Any], plugin: str) -> None:
+    """A family's parameter type must be buildable and must refuse unknown keys."""
+    try:
+        loose = accepts_unknown_keys(family.adapter)
+    except Exception as exc:
+        raise PluginLoadError(
+            f"family {family.name!r} of plugin {plugin!r} has an invalid params type: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    if loose:
+        raise PluginLoadError(
+            f"family {family.name!r} of plugin {plugin!r} would accept unknown keys in "
+            f"{', '.join(loose)}: build its parameters on zeroclaw_eval.Params "
+            "(or set extra='forbid')"
+        )
 
 
 def _add(table: dict[str, Registered[T]], label: str, name: str, obj: T, plugin: str) -> None:
