@@ -31,6 +31,9 @@ from zeroclaw_eval.report import CheckResult
 
 Path_ = tuple[str | int, ...]
 
+_MISSING = object()
+"""Stands for a value absent from the document (a missing key)."""
+
 
 @dataclass(frozen=True)
 class Expectation:
@@ -204,14 +207,36 @@ _MESSAGES = {
     "union_tag_not_found": "required key 'type' is missing ('text' or 'tool_calls')",
 }
 
+# Strict mode never coerces, so a type error always means the fixture wrote the
+# wrong JSON kind; saying which kind was expected and which was found is clearer
+# than pydantic's generic wording.
+_EXPECTED_KIND = {
+    "int_type": "an integer",
+    "bool_type": "a boolean (true or false)",
+    "string_type": "a string",
+    "float_type": "a number",
+    "list_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "dataclass_type": "an object",
+}
+
 
 def _from_validation(source: str, data: Any, prefix: Path_, exc: ValidationError) -> AdmissionError:
     errors = exc.errors(include_url=False)
     first = errors[0]
+    kind = first["type"]
     path, value = _locate(data, (*prefix, *first["loc"]))
-    message = _MESSAGES.get(first["type"]) or _lower_first(first["msg"])
-    if first["type"] == "too_short" and isinstance(value, (list, dict, str)) and not value:
+    message = _MESSAGES.get(kind) or _lower_first(first["msg"])
+    if kind in _EXPECTED_KIND and value is not _MISSING:
+        message = f"must be {_EXPECTED_KIND[kind]}, not {_json_kind(value)}"
+    elif kind in ("too_short", "string_too_short") and value in ([], {}, ""):
         message = "must not be empty"
+    elif kind == "union_tag_invalid":
+        path, value = _locate(data, (*path, "type"))
+        tags = first.get("ctx", {}).get("expected_tags", "")
+        message = f"unknown response type (expected one of: {tags})"
     if len(errors) > 1:
         message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
     return _error(source, path, value, message)
@@ -220,9 +245,6 @@ def _from_validation(source: str, data: Any, prefix: Path_, exc: ValidationError
 def _problem(source: str, data: Any, path: Path_, message: str) -> AdmissionError:
     located, value = _locate(data, path)
     return _error(source, located, value, message)
-
-
-_MISSING = object()
 
 
 def _error(source: str, path: Path_, value: Any, message: str) -> AdmissionError:
@@ -242,14 +264,15 @@ def _locate(data: Any, loc: Iterable[Any]) -> tuple[Path_, Any]:
     """
     path: list[str | int] = []
     current: Any = data
+    tag_skipped_in: Any = None
     for part in loc:
         if isinstance(current, dict):
-            if part in current:
-                current = current[part]
-            elif current.get("type") == part:
-                continue  # the union tag
-            else:
-                current = _MISSING
+            if current.get("type") == part and tag_skipped_in is not current:
+                # The union tag, at most once per object: "tool_calls" is both the tag
+                # and a key of the same object.
+                tag_skipped_in = current
+                continue
+            current = current.get(part, _MISSING)
         elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
             current = current[part]
         else:
@@ -281,6 +304,8 @@ def _lower_first(text: str) -> str:
 
 
 def _json_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):
