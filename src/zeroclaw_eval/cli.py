@@ -216,7 +216,7 @@ def record(suite: Path, out: Path, force: bool, config_path: Path | None) -> Non
     model answered. It replays to the verdict the live run had. A case that hit a
     run error is reported and not written. Exit 0 iff every case passed.
     """
-    from zeroclaw_eval.errors import ConfigError
+    from zeroclaw_eval.errors import ZeroclawEvalError
     from zeroclaw_eval.recording import RecordingMode, fixture_document, write_fixture
     from zeroclaw_eval.runner import run_cases, select_mode
     from zeroclaw_eval.suite import load_suite
@@ -231,13 +231,22 @@ def record(suite: Path, out: Path, force: bool, config_path: Path | None) -> Non
         existing = [str(target) for target in targets if target.exists()]
         if existing and not force:
             more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
-            raise ConfigError(f"{existing[0]}{more}: already exists; pass --force to overwrite")
+            raise ZeroclawEvalError(
+                f"{existing[0]}{more}: already exists; pass --force to overwrite"
+            )
+        try:
+            out.mkdir(parents=True, exist_ok=True)  # before running: fail fast, not after
+        except OSError as exc:
+            raise ZeroclawEvalError(f"{out}: cannot create the output directory: {exc}") from None
         report = run_cases(cases, live, registry, config, suite=str(suite), progress=_progress())
-        out.mkdir(parents=True, exist_ok=True)
         written = 0
         for case, case_report, target in zip(cases, report.cases, targets, strict=True):
             if case_report.error is None:
-                write_fixture(fixture_document(case, live.replies(case)), target, registry, replay)
+                document = fixture_document(case, live.replies(case))
+                try:
+                    write_fixture(document, target, registry, replay)
+                except OSError as exc:
+                    raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
                 written += 1
         click.echo(_formatter(registry, "text", False, loaded).render(report), nl=False)
         click.echo(f"recorded {written}/{len(cases)} cases into {out}", err=True)

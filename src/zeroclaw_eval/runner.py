@@ -87,13 +87,17 @@ def run_cases(
         for index, case in enumerate(todo):
             finished(index, run_case(case, mode, registry, config))
     else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
             futures = {
                 pool.submit(run_case, case, mode, registry, config): index
                 for index, case in enumerate(todo)
             }
             for future in as_completed(futures):
                 finished(futures[future], future.result())
+        finally:
+            # On Ctrl-C, cases not yet started must not run anyway.
+            pool.shutdown(wait=True, cancel_futures=True)
     done = tuple(report for report in reports if report is not None)
     return SuiteReport(suite, done, mode.name, gating=config.gating)
 
