@@ -73,14 +73,15 @@ def run_cases(
     mode.check_config(config, registry)
     todo = list(cases)
     reports: list[CaseReport | None] = [None] * len(todo)
-    failures = 0
+    done = failures = 0
 
     def finished(index: int, report: CaseReport) -> None:
-        nonlocal failures
+        nonlocal done, failures
         reports[index] = report
+        done += 1
         failures += not report.passed
         if progress is not None:
-            progress(sum(r is not None for r in reports), len(todo), failures)
+            progress(done, len(todo), failures)
 
     workers = min(mode.concurrency(config), len(todo))
     if workers <= 1:
@@ -98,8 +99,8 @@ def run_cases(
         finally:
             # On Ctrl-C, cases not yet started must not run anyway.
             pool.shutdown(wait=True, cancel_futures=True)
-    done = tuple(report for report in reports if report is not None)
-    return SuiteReport(suite, done, mode.name, gating=config.gating)
+    ordered = tuple(report for report in reports if report is not None)
+    return SuiteReport(suite, ordered, mode.name, gating=config.gating)
 
 
 def run_suite(
