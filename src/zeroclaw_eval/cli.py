@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -109,11 +109,21 @@ config_option = click.option(
     default=None,
     help="Report format for stdout (text, json, or a plugin's).",
 )
+@click.option(
+    "--gate/--no-gate",
+    "gate",
+    default=None,
+    help="Whether failures fail the exit code (overrides [eval].gating; default: gate).",
+)
 @config_option
 def run(
-    suite: Path | None, mode: str | None, format_name: str | None, config_path: Path | None
+    suite: Path | None,
+    mode: str | None,
+    format_name: str | None,
+    gate: bool | None,
+    config_path: Path | None,
 ) -> None:
-    """Run a suite and print its report. Exit 0 iff every case passed."""
+    """Run a suite and print its report. Exit 0 iff every case passed (unless --no-gate)."""
     from zeroclaw_eval.errors import SuiteLoadError
     from zeroclaw_eval.report import SuiteReport
     from zeroclaw_eval.runner import run_cases, select_mode
@@ -126,6 +136,8 @@ def run(
             config = config.model_copy(
                 update={"mode": mode or config.mode, "format": format_name or config.format}
             )
+        if gate is not None:
+            config = config.model_copy(update={"gating": gate})
         formatter = _formatter(registry, config.format, format_name is not None, loaded)
         directory = _suite_dir(loaded, suite)
         try:
@@ -137,9 +149,24 @@ def run(
                 report = SuiteReport(str(directory), (), config.mode, errors)
                 click.echo(formatter.render(report), nl=False)
             raise
-        report = run_cases(cases, run_mode, registry, config, suite=str(directory))
+        report = run_cases(
+            cases, run_mode, registry, config, suite=str(directory), progress=_progress()
+        )
         click.echo(formatter.render(report), nl=False)
     sys.exit(report.exit_code())
+
+
+def _progress() -> Callable[[int, int, int], None] | None:
+    """A progress line on stderr when it is a terminal; nothing otherwise (logs, CI, pipes)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int, failures: int) -> None:
+        end = "\n" if done == total else ""
+        sys.stderr.write(f"\r{done}/{total} cases done, {failures} failed{end}")
+        sys.stderr.flush()
+
+    return show
 
 
 @eval_group.command()
@@ -165,6 +192,65 @@ def check(suite: Path | None, config_path: Path | None) -> None:
             click.echo(f"{len(vacuous)}/{len(cases)} fixtures are vacuous", err=True)
             sys.exit(1)
         click.echo(f"{len(cases)} fixtures admitted; none is satisfied by an empty run")
+
+
+@eval_group.command()
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Suite of live cases to run.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Directory the replay fixtures are written to (created if missing).",
+)
+@click.option("--force", is_flag=True, help="Overwrite fixtures that already exist in --out.")
+@config_option
+def record(suite: Path, out: Path, force: bool, config_path: Path | None) -> None:
+    """Run a suite live and write each case as a replay fixture of the model's replies.
+
+    A fixture keeps the case's name, inputs and expects; its steps are what the
+    model answered. It replays to the verdict the live run had. A case that hit a
+    run error is reported and not written. Exit 0 iff every case passed.
+    """
+    from zeroclaw_eval.errors import ZeroclawEvalError
+    from zeroclaw_eval.recording import RecordingMode, fixture_document, write_fixture
+    from zeroclaw_eval.runner import run_cases, select_mode
+    from zeroclaw_eval.suite import load_suite
+
+    with _errors():
+        loaded, registry = _setup(config_path)
+        config = loaded.config.model_copy(update={"mode": "live"})
+        live = RecordingMode(select_mode(registry, "live"))
+        replay = select_mode(registry, "replay")
+        cases = load_suite(suite, registry, live)
+        targets = [out / Path(case.source).name for case in cases]
+        existing = [str(target) for target in targets if target.exists()]
+        if existing and not force:
+            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+            raise ZeroclawEvalError(
+                f"{existing[0]}{more}: already exists; pass --force to overwrite"
+            )
+        try:
+            out.mkdir(parents=True, exist_ok=True)  # before running: fail fast, not after
+        except OSError as exc:
+            raise ZeroclawEvalError(f"{out}: cannot create the output directory: {exc}") from None
+        report = run_cases(cases, live, registry, config, suite=str(suite), progress=_progress())
+        written = 0
+        for case, case_report, target in zip(cases, report.cases, targets, strict=True):
+            if case_report.error is None:
+                document = fixture_document(case, live.replies(case))
+                try:
+                    write_fixture(document, target, registry, replay)
+                except OSError as exc:
+                    raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
+                written += 1
+        click.echo(_formatter(registry, "text", False, loaded).render(report), nl=False)
+        click.echo(f"recorded {written}/{len(cases)} cases into {out}", err=True)
+    sys.exit(report.exit_code())
 
 
 @eval_group.command()

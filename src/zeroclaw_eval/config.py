@@ -17,11 +17,41 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from zeroclaw_eval.agent import DEFAULT_MAX_TOOL_ITERATIONS
 from zeroclaw_eval.errors import ConfigError
+from zeroclaw_eval.family import NonEmptyStr
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+
+class LiveConfig(BaseModel):
+    """The ``[eval.live]`` table: the OpenAI-compatible endpoint the ``live`` mode calls.
+
+    The API key itself is never part of the configuration: ``api_key_env`` names the
+    environment variable that holds it, so no file, report or recording carries it.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    base_url: str | None = Field(None, min_length=1)
+    """Where ``POST {base_url}/chat/completions`` is sent (``http://127.0.0.1:8080/v1``)."""
+    model: str | None = Field(None, min_length=1)
+    """The ``model`` field of every request."""
+    api_key_env: str | None = Field(None, min_length=1)
+    """The name of the environment variable holding the key; unset: no ``Authorization``."""
+    timeout_s: float = Field(60.0, gt=0)
+    """How long one request may take before it is a run error for its case."""
+    max_retries: int = Field(2, ge=0)
+    """Retries of one request answered with 429 or 5xx (so ``max_retries + 1`` attempts)."""
+    retry_backoff_s: float = Field(1.0, ge=0)
+    """First wait before a retry, doubled each time, when the server sends no ``Retry-After``."""
+    max_concurrency: int = Field(4, ge=1)
+    """How many cases run at once."""
+    temperature: float = Field(0.0, ge=0)
+    """The sampling temperature sent with every request."""
+    allowed_tools: list[NonEmptyStr] = Field(default_factory=lambda: ["echo"])
+    """The only tools offered to the model and dispatched; a call to another one fails."""
 
 
 class EvalConfig(BaseModel):
@@ -37,6 +67,11 @@ class EvalConfig(BaseModel):
     """The formatter for the report on stdout."""
     max_tool_iterations: int = Field(DEFAULT_MAX_TOOL_ITERATIONS, ge=1)
     """How many model round trips asking for tools one turn may take."""
+    gating: bool = True
+    """Whether failures make ``zeroclaw eval run`` exit 1. Only non-gating suites
+    (capability, live) turn it off; the regression gate never does."""
+    live: LiveConfig = Field(default_factory=LiveConfig)
+    """The ``[eval.live]`` table, read by the ``live`` mode."""
 
 
 DEFAULT_SUITE_DIR: str = EvalConfig.model_fields["suite_dir"].default
@@ -122,7 +157,8 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"])
         if error["type"] == "extra_forbidden":
-            known = ", ".join(EvalConfig.model_fields)
+            table_model: type[BaseModel] = LiveConfig if error["loc"][0] == "live" else EvalConfig
+            known = ", ".join(table_model.model_fields)
             message = f"unknown key (known keys: {known})"
         else:
             message = error["msg"]

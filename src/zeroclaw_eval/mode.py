@@ -8,7 +8,7 @@ provider, say) are registered the same way through
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from zeroclaw_eval.agent import Message, ModelReply, Tool
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
     from zeroclaw_eval.family import Problem
     from zeroclaw_eval.fixture import LlmTrace
+    from zeroclaw_eval.registry import Registry
 
 
 class CaseProvider(ABC):
@@ -45,6 +46,24 @@ class RunMode(ABC):
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         """Mode-specific admission rules for a well-formed trace (paths from its root)."""
         return ()
+
+    def check_config(self, config: EvalConfig, registry: Registry) -> None:  # noqa: B027
+        """Refuse, before any case runs, a configuration this mode cannot run with.
+
+        Raise :class:`~zeroclaw_eval.errors.ConfigError` naming the key. Does nothing
+        by default.
+        """
+
+    def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
+        """The tools one case's agent may offer and dispatch (default: every registered one).
+
+        A call to a tool left out here is a recorded failed call, like an unknown tool.
+        """
+        return available
+
+    def concurrency(self, config: EvalConfig) -> int:
+        """How many cases may run at once (default 1: in order, one at a time)."""
+        return 1
 
     @abstractmethod
     def provider(self, trace: LlmTrace, config: EvalConfig) -> CaseProvider:

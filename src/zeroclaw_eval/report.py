@@ -54,12 +54,15 @@ class SuiteReport:
     ``errors`` holds the lines of a failure that stopped the suite before any case
     ran (a refused fixture, an empty suite...); such a report is never green, and
     formatters can still render it, so a machine-readable report always exists.
+    ``gating`` is false for a suite that only measures (capability, live): its
+    failures are reported but do not fail the exit code.
     """
 
     suite: str
     cases: tuple[CaseReport, ...]
     mode: str = "replay"
     errors: tuple[str, ...] = ()
+    gating: bool = True
 
     @property
     def passed_count(self) -> int:
@@ -73,8 +76,12 @@ class SuiteReport:
     def exit_code(self) -> int:
         """The CI gate: 0 if and only if every case passed, else 1.
 
-        A suite with no cases, or one that failed to load, is never green.
+        A suite with no cases, or one that failed to load, is never green. A
+        non-gating report (``gating`` false) exits 0 whatever its cases did, unless
+        the suite failed to load: a broken suite measures nothing.
         """
+        if not self.gating:
+            return 1 if self.errors else 0
         return 0 if self.all_passed else 1
 
 

@@ -8,7 +8,8 @@ never see the provider, and nothing here formats.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from zeroclaw_eval.admission import Case
@@ -26,7 +27,8 @@ from zeroclaw_eval.suite import load_suite
 def execute(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> RunRecord:
     """Run a case's turns through a fresh agent. Raises :class:`RunError`."""
     provider = mode.provider(case.trace, config)
-    agent = Agent(provider, registry.make_tools(), config.max_tool_iterations)
+    tools = mode.tools(registry.make_tools(), config)
+    agent = Agent(provider, dict(tools), config.max_tool_iterations)
     for index, turn in enumerate(case.trace.turns):
         provider.begin_turn(index)
         agent.run_turn(index, turn.user_input)
@@ -49,12 +51,56 @@ def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) 
     return CaseReport(case.name, case.source, checks, None, time.perf_counter() - started)
 
 
+Progress = Callable[[int, int, int], None]
+"""Told ``(cases done, total, failures so far)`` each time a case finishes."""
+
+
 def run_cases(
-    cases: Iterable[Case], mode: RunMode, registry: Registry, config: EvalConfig, *, suite: str = ""
+    cases: Iterable[Case],
+    mode: RunMode,
+    registry: Registry,
+    config: EvalConfig,
+    *,
+    suite: str = "",
+    progress: Progress | None = None,
 ) -> SuiteReport:
-    """Run already admitted cases in order and collect their reports."""
-    reports = tuple(run_case(case, mode, registry, config) for case in cases)
-    return SuiteReport(suite, reports, mode.name)
+    """Run already admitted cases and collect their reports, in suite order.
+
+    Up to ``mode.concurrency(config)`` cases run at once, in threads (a live suite
+    waits on the network, not the CPU); each case still has its own agent, tools
+    and provider. Raises :class:`ConfigError` when the mode refuses the configuration.
+    """
+    mode.check_config(config, registry)
+    todo = list(cases)
+    reports: list[CaseReport | None] = [None] * len(todo)
+    done = failures = 0
+
+    def finished(index: int, report: CaseReport) -> None:
+        nonlocal done, failures
+        reports[index] = report
+        done += 1
+        failures += not report.passed
+        if progress is not None:
+            progress(done, len(todo), failures)
+
+    workers = min(mode.concurrency(config), len(todo))
+    if workers <= 1:
+        for index, case in enumerate(todo):
+            finished(index, run_case(case, mode, registry, config))
+    else:
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
+            futures = {
+                pool.submit(run_case, case, mode, registry, config): index
+                for index, case in enumerate(todo)
+            }
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
+        finally:
+            # On Ctrl-C, cases not yet started must not run anyway.
+            pool.shutdown(wait=True, cancel_futures=True)
+    ordered = tuple(report for report in reports if report is not None)
+    return SuiteReport(suite, ordered, mode.name, gating=config.gating)
 
 
 def run_suite(

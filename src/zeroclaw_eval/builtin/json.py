@@ -23,6 +23,7 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "passed": report.passed_count,
         "failed": len(report.cases) - report.passed_count,
         "all_passed": report.all_passed,
+        "gating": report.gating,
         "errors": list(report.errors),
         "cases": [
             {

@@ -25,6 +25,8 @@ class TextFormatter(Formatter):
             lines.append(f"{mark} {case.name} ({case.source}): {passed}/{len(case.checks)} checks")
             lines.extend(f"    ✗ {check.check}: {check.detail}" for check in case.failed_checks)
         lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
+        if not report.gating:
+            lines.append("not gating: failures are reported but do not change the exit code")
         return "\n".join(lines) + "\n"
 
 

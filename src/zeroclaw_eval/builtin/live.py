@@ -1,0 +1,77 @@
+"""The ``live`` run mode: the model's side is a real OpenAI-compatible endpoint.
+
+Configured by the ``[eval.live]`` table. Live cases may leave out ``steps`` (the
+model writes the responses; steps that are there are ignored), only the
+``allowed_tools`` are offered and dispatched, and cases run up to
+``max_concurrency`` at once. The HTTP client lives in
+:mod:`zeroclaw_eval.chat_completions` and is imported only when a live case is
+about to run, so registering this mode costs a replay run nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from zeroclaw_eval.agent import Tool
+from zeroclaw_eval.errors import ConfigError
+from zeroclaw_eval.family import Problem
+from zeroclaw_eval.fixture import LlmTrace
+from zeroclaw_eval.hookspecs import hookimpl
+from zeroclaw_eval.mode import CaseProvider, RunMode
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.registry import Registry
+
+
+class LiveMode(RunMode):
+    """Runs each case's turns against the model configured in ``[eval.live]``."""
+
+    name = "live"
+    description = "ask an OpenAI-compatible chat-completions endpoint ([eval.live])"
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        return ()  # steps are optional: the model writes the responses
+
+    def check_config(self, config: EvalConfig, registry: Registry) -> None:
+        live = config.live
+        if live.base_url is None or live.model is None:
+            key = "base_url" if live.base_url is None else "model"
+            raise ConfigError(f"eval.live.{key}: not set; the live mode needs it")
+        if urlsplit(live.base_url).scheme not in ("http", "https"):
+            raise ConfigError(
+                f"eval.live.base_url={live.base_url!r}: must be an http:// or https:// URL"
+            )
+        for tool in live.allowed_tools:
+            if tool not in registry.tools:
+                known = ", ".join(sorted(registry.tools)) or "none"
+                raise ConfigError(
+                    f"eval.live.allowed_tools: {tool!r} is not a registered tool "
+                    f"(registered: {known})"
+                )
+        if live.api_key_env is not None and not os.environ.get(live.api_key_env):
+            # The variable's name, never a value: the key must not reach any output.
+            raise ConfigError(
+                f"eval.live.api_key_env: the environment variable {live.api_key_env} "
+                "is not set (it must hold the API key)"
+            )
+
+    def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
+        allowed = set(config.live.allowed_tools)
+        return {name: tool for name, tool in available.items() if name in allowed}
+
+    def concurrency(self, config: EvalConfig) -> int:
+        return config.live.max_concurrency
+
+    def provider(self, trace: LlmTrace, config: EvalConfig) -> CaseProvider:
+        from zeroclaw_eval.chat_completions import LiveProvider
+
+        return LiveProvider(config.live)
+
+
+@hookimpl
+def zeroclaw_eval_register_modes(register: Callable[[RunMode], None]) -> None:
+    register(LiveMode())

@@ -1,0 +1,125 @@
+"""Recording: a live run becomes a replay fixture (``zeroclaw eval record``).
+
+A :class:`RecordingMode` wraps a mode and each case's provider, keeping every
+reply the model gave, turn by turn; the agent loop is not touched. The fixture
+written for a case has the case's name, its user inputs, those replies as the
+``steps`` (text or tool calls, with token counts) and the case's own
+``expects``, so its replay reaches the same verdict the live run did.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zeroclaw_eval.admission import Case, admit_data
+from zeroclaw_eval.agent import Message, ModelReply, Tool
+from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.family import Problem
+from zeroclaw_eval.fixture import LlmTrace
+from zeroclaw_eval.mode import CaseProvider, RunMode
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.registry import Registry
+
+
+class RecordingProvider(CaseProvider):
+    """Passes everything to ``inner`` and keeps each reply under its turn."""
+
+    def __init__(self, inner: CaseProvider) -> None:
+        self.inner = inner
+        self.turns: list[list[ModelReply]] = []
+
+    def begin_turn(self, turn: int) -> None:
+        self.turns.append([])
+        self.inner.begin_turn(turn)
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[Tool]) -> ModelReply:
+        reply = self.inner.respond(messages, tools)
+        self.turns[-1].append(reply)
+        return reply
+
+    def end_turn(self, turn: int) -> None:
+        self.inner.end_turn(turn)
+
+
+class RecordingMode(RunMode):
+    """``inner`` with every case's replies recorded; look them up with :meth:`replies`."""
+
+    def __init__(self, inner: RunMode) -> None:
+        self.inner = inner
+        self.name = inner.name  # type: ignore[misc]  # reports name the recorded mode
+        self._lock = threading.Lock()
+        self._recorded: dict[int, RecordingProvider] = {}
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        return self.inner.admit(trace)
+
+    def check_config(self, config: EvalConfig, registry: Registry) -> None:
+        self.inner.check_config(config, registry)
+
+    def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
+        return self.inner.tools(available, config)
+
+    def concurrency(self, config: EvalConfig) -> int:
+        return self.inner.concurrency(config)
+
+    def provider(self, trace: LlmTrace, config: EvalConfig) -> RecordingProvider:
+        recording = RecordingProvider(self.inner.provider(trace, config))
+        with self._lock:  # cases may run in threads
+            self._recorded[id(trace)] = recording
+        return recording
+
+    def replies(self, case: Case) -> list[list[ModelReply]]:
+        """The replies recorded for ``case``, per turn. Raises :class:`RunError` if it never ran."""
+        recording = self._recorded.get(id(case.trace))
+        if recording is None:
+            raise RunError(f"case {case.name!r} was not run, so nothing was recorded")
+        return recording.turns
+
+
+def step(reply: ModelReply) -> dict[str, Any]:
+    """A recorded reply as a fixture step."""
+    response: dict[str, Any]
+    if reply.tool_calls:
+        response = {
+            "type": "tool_calls",
+            "tool_calls": [
+                {"id": call.call_id, "name": call.name, "arguments": call.arguments}
+                for call in reply.tool_calls
+            ],
+        }
+    else:
+        response = {"type": "text", "content": reply.content or ""}
+    response["input_tokens"] = reply.input_tokens
+    response["output_tokens"] = reply.output_tokens
+    return {"response": response}
+
+
+def fixture_document(case: Case, replies: Sequence[Sequence[ModelReply]]) -> dict[str, Any]:
+    """The replay fixture for a recorded case: its own inputs and expects, the model's steps."""
+    return {
+        "model_name": case.trace.model_name,
+        "turns": [
+            {"user_input": turn.user_input, "steps": [step(reply) for reply in turn_replies]}
+            for turn, turn_replies in zip(case.trace.turns, replies, strict=True)
+        ],
+        "expects": case.trace.expects,
+    }
+
+
+def write_fixture(
+    document: dict[str, Any], target: Path, registry: Registry, replay: RunMode
+) -> None:
+    """Admit ``document`` as a replay fixture, then write it to ``target``.
+
+    Admitting first means a file that replay would refuse is never written.
+    Raises :class:`~zeroclaw_eval.errors.AdmissionError`.
+    """
+    admit_data(document, registry, replay, source=str(target))
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    target.write_text(text, encoding="utf-8")
