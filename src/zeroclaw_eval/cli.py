@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ import click
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import LoadedConfig
+    from zeroclaw_eval.plugins import PluginManager
     from zeroclaw_eval.registry import Registry
     from zeroclaw_eval.report import Formatter
 
@@ -54,13 +56,45 @@ def _errors() -> Iterator[None]:
         sys.exit(1)
 
 
-def _setup(config_path: Path | None) -> tuple[LoadedConfig, Registry]:
-    from zeroclaw_eval.config import load_config
+@dataclass(frozen=True)
+class InProcessPlugins:
+    """Plugin objects to register for one in-process invocation, passed as click's
+    ``obj`` (see :func:`zeroclaw_eval.testing.run_cli`). The command line never sets it.
+    """
+
+    plugins: tuple[object, ...] = ()
+
+
+def _plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
+    """Built-ins, any in-process plugins, then entry points; ``-p no:NAME`` and the
+    environment decide what is never imported.
+    """
     from zeroclaw_eval.plugins import get_plugin_manager
+
+    in_process = click.get_current_context().find_object(InProcessPlugins)
+    extra = in_process.plugins if in_process is not None else ()
+    return get_plugin_manager(blocked=blocked, plugins=extra)
+
+
+def _setup(
+    config_path: Path | None, blocked: tuple[str, ...] = ()
+) -> tuple[LoadedConfig, Registry]:
+    from zeroclaw_eval.config import load_config
     from zeroclaw_eval.registry import Registry
 
     loaded = load_config(config_path)
-    return loaded, Registry.from_plugin_manager(get_plugin_manager())
+    return loaded, Registry.from_plugin_manager(_plugin_manager(blocked))
+
+
+def _blocked(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[str, ...]:
+    from zeroclaw_eval.plugins import blocked_from_options
+
+    try:
+        return tuple(blocked_from_options(values))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
 def _suite_dir(loaded: LoadedConfig, suite: Path | None) -> Path:
@@ -96,6 +130,16 @@ suite_option = click.option(
 config_option = click.option(
     "--config", "config_path", type=click.Path(path_type=Path), default=None, help=CONFIG_HELP
 )
+# Spelled as in pytest: ``-p no:NAME`` blocks the plugin NAME before it is imported.
+plugin_option = click.option(
+    "-p",
+    "blocked",
+    multiple=True,
+    metavar="no:NAME",
+    callback=_blocked,
+    help="Do not load the plugin NAME (repeatable). Also: ZEROCLAW_EVAL_DISABLE_PLUGINS=a,b; "
+    "ZEROCLAW_EVAL_DISABLE_PLUGIN_AUTOLOAD=1 loads built-ins only.",
+)
 
 
 @eval_group.command()
@@ -115,22 +159,33 @@ config_option = click.option(
     default=None,
     help="Whether failures fail the exit code (overrides [eval].gating; default: gate).",
 )
+@click.option(
+    "--report",
+    "report_specs",
+    multiple=True,
+    metavar="FORMAT:PATH",
+    help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml.",
+)
 @config_option
+@plugin_option
 def run(
     suite: Path | None,
     mode: str | None,
     format_name: str | None,
     gate: bool | None,
+    report_specs: tuple[str, ...],
     config_path: Path | None,
+    blocked: tuple[str, ...],
 ) -> None:
     """Run a suite and print its report. Exit 0 iff every case passed (unless --no-gate)."""
     from zeroclaw_eval.errors import SuiteLoadError
     from zeroclaw_eval.report import SuiteReport
+    from zeroclaw_eval.report_files import check_writable, resolve, write_reports
     from zeroclaw_eval.runner import run_cases, select_mode
     from zeroclaw_eval.suite import load_suite
 
     with _errors():
-        loaded, registry = _setup(config_path)
+        loaded, registry = _setup(config_path, blocked)
         config = loaded.config
         if mode is not None or format_name is not None:
             config = config.model_copy(
@@ -139,20 +194,27 @@ def run(
         if gate is not None:
             config = config.model_copy(update={"gating": gate})
         formatter = _formatter(registry, config.format, format_name is not None, loaded)
+        try:
+            targets = resolve(report_specs, registry)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--report'") from None
+        check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
         try:
             run_mode = select_mode(registry, config.mode)
             cases = load_suite(directory, registry, run_mode)
         except SuiteLoadError as exc:
+            errors = (str(exc), *exc.problems)
+            report = SuiteReport(str(directory), (), config.mode, errors)
             if formatter.machine_readable:
-                errors = (str(exc), *exc.problems)
-                report = SuiteReport(str(directory), (), config.mode, errors)
                 click.echo(formatter.render(report), nl=False)
+            write_reports(targets, report)  # CI still gets its report files
             raise
         report = run_cases(
             cases, run_mode, registry, config, suite=str(directory), progress=_progress()
         )
         click.echo(formatter.render(report), nl=False)
+        write_reports(targets, report)
     sys.exit(report.exit_code())
 
 
@@ -172,7 +234,8 @@ def _progress() -> Callable[[int, int, int], None] | None:
 @eval_group.command()
 @suite_option
 @config_option
-def check(suite: Path | None, config_path: Path | None) -> None:
+@plugin_option
+def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]) -> None:
     """Admit a suite and grade each fixture against an empty run, running nothing.
 
     Exit 1 if any fixture is refused, or is vacuous: a run that does nothing
@@ -182,7 +245,7 @@ def check(suite: Path | None, config_path: Path | None) -> None:
     from zeroclaw_eval.suite import load_suite, vacuity
 
     with _errors():
-        loaded, registry = _setup(config_path)
+        loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         cases = load_suite(directory, registry, select_mode(registry, loaded.config.mode))
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
@@ -209,7 +272,10 @@ def check(suite: Path | None, config_path: Path | None) -> None:
 )
 @click.option("--force", is_flag=True, help="Overwrite fixtures that already exist in --out.")
 @config_option
-def record(suite: Path, out: Path, force: bool, config_path: Path | None) -> None:
+@plugin_option
+def record(
+    suite: Path, out: Path, force: bool, config_path: Path | None, blocked: tuple[str, ...]
+) -> None:
     """Run a suite live and write each case as a replay fixture of the model's replies.
 
     A fixture keeps the case's name, inputs and expects; its steps are what the
@@ -222,7 +288,7 @@ def record(suite: Path, out: Path, force: bool, config_path: Path | None) -> Non
     from zeroclaw_eval.suite import load_suite
 
     with _errors():
-        loaded, registry = _setup(config_path)
+        loaded, registry = _setup(config_path, blocked)
         config = loaded.config.model_copy(update={"mode": "live"})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
@@ -255,17 +321,23 @@ def record(suite: Path, out: Path, force: bool, config_path: Path | None) -> Non
 
 @eval_group.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of text.")
-def plugins(as_json: bool) -> None:
-    """List the registered plugins, where they come from and what they provide."""
-    from zeroclaw_eval.plugins import get_plugin_manager
+@plugin_option
+def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
+    """List the registered plugins, where they come from and what they provide.
+
+    A plugin comes from an installed distribution (shown with its version and
+    entry point) or is built in. Blocked plugins are listed last.
+    """
     from zeroclaw_eval.registry import KINDS, Registry
 
     with _errors():
-        pm = get_plugin_manager()
+        pm = _plugin_manager(blocked)
         registry = Registry.from_plugin_manager(pm)
+    never_loaded = sorted(name for name, plugin in pm.list_name_plugin() if plugin is None)
     rows = [
         {
             "name": origin.name,
+            "builtin": origin.builtin,
             "distribution": origin.distribution,
             "version": origin.version,
             "entry_point": origin.entry_point,
@@ -274,12 +346,17 @@ def plugins(as_json: bool) -> None:
         for origin in pm.origins.values()
     ]
     if as_json:
-        click.echo(json.dumps({"plugins": rows}, indent=2))
+        click.echo(json.dumps({"plugins": rows, "blocked": never_loaded}, indent=2))
         return
     for origin in pm.origins.values():
-        source = f"{origin.distribution} {origin.version}" if origin.distribution else "built-in"
+        if origin.distribution:
+            source = f"{origin.distribution} {origin.version}, entry point {origin.entry_point}"
+        else:
+            source = "built-in" if origin.builtin else "in-process"
         click.echo(f"{origin.name} ({source})")
         provided = registry.provided_by(origin.name)
         for kind in KINDS:
             if provided[kind]:
                 click.echo(f"    {kind}: {', '.join(provided[kind])}")
+    if never_loaded:
+        click.echo(f"blocked: {', '.join(never_loaded)}")

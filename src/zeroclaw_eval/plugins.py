@@ -9,7 +9,8 @@ unchecked.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
@@ -31,6 +32,12 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.echo",
 )
 
+DISABLE_PLUGINS_ENV = "ZEROCLAW_EVAL_DISABLE_PLUGINS"
+"""Comma-separated plugin names never to import, like ``-p no:NAME`` for each."""
+
+DISABLE_AUTOLOAD_ENV = "ZEROCLAW_EVAL_DISABLE_PLUGIN_AUTOLOAD"
+"""When set to a non-empty value, no entry point is loaded: built-in plugins only."""
+
 
 @dataclass(frozen=True)
 class PluginOrigin:
@@ -40,6 +47,8 @@ class PluginOrigin:
     distribution: str | None = None
     version: str | None = None
     entry_point: str | None = None
+    builtin: bool = True
+    """False for entry-point plugins and for plugin objects passed in by the caller."""
 
 
 def builtin_name(module: str) -> str:
@@ -57,25 +66,43 @@ class PluginManager(pluggy.PluginManager):
 
 
 def get_plugin_manager(
-    *, blocked: Iterable[str] = (), load_entry_points: bool = True
+    *,
+    blocked: Iterable[str] = (),
+    load_entry_points: bool = True,
+    plugins: Iterable[object] = (),
+    environ: Mapping[str, str] | None = None,
 ) -> PluginManager:
-    """A fresh plugin manager with the default plugins and, unless disabled, every
-    plugin of the ``zeroclaw_eval`` entry-point group.
+    """A fresh plugin manager with the default plugins, then the ``plugins`` objects
+    given here, then, unless disabled, every plugin of the ``zeroclaw_eval``
+    entry-point group.
 
-    Names in ``blocked`` are never imported. Raises :class:`PluginLoadError` when a
-    plugin cannot be imported or registered.
+    Names in ``blocked`` are never imported. ``environ`` (default: ``os.environ``)
+    adds the names listed in :data:`DISABLE_PLUGINS_ENV` and may turn entry points
+    off with :data:`DISABLE_AUTOLOAD_ENV`; pass ``{}`` to ignore the environment.
+    Raises :class:`PluginLoadError` when a plugin cannot be imported or registered.
     """
+    env = os.environ if environ is None else environ
     pm = PluginManager()
-    for name in blocked:
+    for name in (*blocked, *disabled_by_environment(env)):
         pm.set_blocked(name)
+    if env.get(DISABLE_AUTOLOAD_ENV, ""):
+        load_entry_points = False
     for module_name in DEFAULT_PLUGINS:
         name = builtin_name(module_name)
         if pm.is_blocked(name):
             continue
         _register(pm, importlib.import_module(module_name), name, f"built-in plugin {name!r}")
         pm.origins[name] = PluginOrigin(name)
+    for plugin in plugins:
+        name = pm.get_canonical_name(plugin)
+        if pm.is_blocked(name):
+            continue
+        _register(pm, plugin, name, f"plugin {name!r}")
+        pm.origins[name] = PluginOrigin(name, builtin=False)
     if load_entry_points:
         for ep in _entry_points():
+            # Checked before ep.load(): a blocked plugin is never imported, so
+            # blocking is also the way around a plugin that breaks on import.
             if pm.is_blocked(ep.name):
                 continue
             dist = ep.dist.name if ep.dist is not None else "unknown distribution"
@@ -88,8 +115,27 @@ def get_plugin_manager(
                     f"{label} failed to load: {type(exc).__name__}: {exc}"
                 ) from exc
             _register(pm, plugin, ep.name, label)
-            pm.origins[ep.name] = PluginOrigin(ep.name, dist, version, ep.value)
+            pm.origins[ep.name] = PluginOrigin(ep.name, dist, version, ep.value, builtin=False)
     return pm
+
+
+def disabled_by_environment(environ: Mapping[str, str]) -> list[str]:
+    """The plugin names :data:`DISABLE_PLUGINS_ENV` lists (blanks ignored)."""
+    listed = environ.get(DISABLE_PLUGINS_ENV, "")
+    return [name.strip() for name in listed.split(",") if name.strip()]
+
+
+def blocked_from_options(values: Iterable[str]) -> list[str]:
+    """The plugin names of ``-p no:NAME`` options. Raises :class:`ValueError` for
+    any value that is not ``no:NAME``.
+    """
+    names = []
+    for value in values:
+        prefix, _, name = value.partition(":")
+        if prefix != "no" or not name.strip():
+            raise ValueError(f"{value!r}: expected no:NAME (the name of a plugin to block)")
+        names.append(name.strip())
+    return names
 
 
 def _entry_points() -> list[EntryPoint]:

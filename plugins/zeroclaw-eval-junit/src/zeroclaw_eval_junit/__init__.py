@@ -1,0 +1,137 @@
+"""The ``junit`` formatter: the suite report as JUnit XML, the format CI tools read.
+
+One ``<testsuite>`` (inside ``<testsuites>``, as pytest writes it) with the
+counts, one ``<testcase>`` per case. A failed case carries ``<failure>`` whose
+``message`` is its first failing check and whose body lists every failing check
+with its detail; a run error is an ``<error>``. A suite that failed to load is
+one ``<testcase>`` with an ``<error>`` listing every problem, so the document is
+never green when the run was not.
+
+Details quote whatever a run produced, so the document is written by hand rather
+than trusted to a serializer: every character XML 1.0 forbids is replaced by a
+visible escape (``\\x1b``) and newlines in attributes are written as ``&#10;``,
+so the document always parses and multi-line messages survive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from zeroclaw_eval import CaseReport, Formatter, SuiteReport, hookimpl
+
+__all__ = ["JunitFormatter", "xml_attr", "xml_safe", "xml_text"]
+
+# Everything outside the XML 1.0 Char production (lone surrogates included).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids replaced by ``\\xNN``/``\\uNNNN``."""
+    return _NOT_XML.sub(_visible, text)
+
+
+def xml_text(text: str) -> str:
+    """``text`` escaped for element content (a ``\\r`` kept as ``&#13;``, which a
+    parser would otherwise turn into a newline).
+    """
+    text = xml_safe(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("\r", "&#13;")
+
+
+def xml_attr(text: str) -> str:
+    """``text`` escaped for a double-quoted attribute; ``\\n``, ``\\r`` and ``\\t`` are
+    written as character references because a parser normalizes them to spaces.
+    """
+    text = xml_text(text).replace('"', "&quot;")
+    return text.replace("\n", "&#10;").replace("\t", "&#9;")
+
+
+def _attrs(**values: str) -> str:
+    return " ".join(f'{name}="{xml_attr(value)}"' for name, value in values.items())
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.6f}"
+
+
+def _testcase(case: CaseReport) -> list[str]:
+    attrs = _attrs(name=case.name, classname=case.source, time=_seconds(case.duration_s))
+    head = f"    <testcase {attrs}"
+    if case.passed:
+        return [head + " />"]
+    lines = [head + ">"]
+    if case.error is not None:
+        lines.append(
+            f"      <error {_attrs(message=case.error, type='run error')}>"
+            f"{xml_text(case.error)}</error>"
+        )
+    else:
+        failing = case.failed_checks
+        if failing:
+            message = f"{failing[0].check}: {failing[0].detail}"
+            body = "\n".join(f"{check.check}: {check.detail}" for check in failing)
+        else:  # admission refuses such a case; a hand-built report must still fail
+            message = body = "the case produced no checks"
+        lines.append(
+            f"      <failure {_attrs(message=message, type='check')}>{xml_text(body)}</failure>"
+        )
+    lines.append("    </testcase>")
+    return lines
+
+
+class JunitFormatter(Formatter):
+    """JUnit XML for CI test-report views; the document is the only thing on stdout."""
+
+    name = "junit"
+    description = "JUnit XML (one testsuite, one testcase per case)"
+    machine_readable = True
+
+    def render(self, report: SuiteReport) -> str:
+        cases = list(report.cases)
+        errors = sum(1 for case in cases if case.error is not None)
+        failures = sum(1 for case in cases if case.error is None and not case.passed)
+        tests = len(cases)
+        body: list[str] = []
+        if report.errors:
+            # The suite never ran: one erroring testcase keeps the document red.
+            tests, errors = tests + 1, errors + 1
+            name = xml_attr(report.suite)
+            body.append(f'    <testcase name="suite load" classname="{name}" time="0.000000">')
+            body.append(
+                f"      <error {_attrs(message=report.errors[0], type='load error')}>"
+                f"{xml_text(chr(10).join(report.errors))}</error>"
+            )
+            body.append("    </testcase>")
+        for case in cases:
+            body.extend(_testcase(case))
+        total = sum(case.duration_s for case in cases)
+        counts = _attrs(
+            tests=str(tests),
+            failures=str(failures),
+            errors=str(errors),
+            skipped="0",
+            time=_seconds(total),
+        )
+        lines = [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            f'<testsuites name="zeroclaw-eval" {counts}>',
+            f"  <testsuite {_attrs(name=report.suite or 'zeroclaw-eval')} {counts}>",
+            "    <properties>",
+            f"      <property {_attrs(name='mode', value=report.mode)} />",
+            "    </properties>",
+            *body,
+            "  </testsuite>",
+            "</testsuites>",
+        ]
+        return "\n".join(lines) + "\n"
+
+
+@hookimpl
+def zeroclaw_eval_register_formatters(register: Callable[[Formatter], None]) -> None:
+    register(JunitFormatter())

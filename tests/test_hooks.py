@@ -1,0 +1,217 @@
+"""Every hook: documented in docs/HOOKS.md as hookspecs.py declares it, and exercised
+here by a plugin that implements it, through the CLI the way users run it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval import (
+    CaseProvider,
+    CheckResult,
+    EvalConfig,
+    Family,
+    Formatter,
+    LlmTrace,
+    ModelReply,
+    RunMode,
+    RunRecord,
+    SuiteReport,
+    Tool,
+    ToolResult,
+    hookimpl,
+    hookspecs,
+)
+from zeroclaw_eval.testing import fixture, make_registry, run_cli, write_fixture
+
+from .conftest import PROJECT
+
+HOOKS = sorted(name for name in vars(hookspecs) if name.startswith("zeroclaw_eval_"))
+HOOKS_DOC = PROJECT / "docs" / "HOOKS.md"
+
+
+def signature(name: str) -> str:
+    """The hook's signature as written in the docs (annotations are strings here)."""
+    return f"def {name}{inspect.signature(getattr(hookspecs, name))}".replace("'", "")
+
+
+# --- the reference is complete and true ---------------------------------------------
+
+
+def test_there_are_hooks() -> None:
+    assert HOOKS == [
+        "zeroclaw_eval_register_families",
+        "zeroclaw_eval_register_formatters",
+        "zeroclaw_eval_register_modes",
+        "zeroclaw_eval_register_tools",
+    ]
+
+
+@pytest.mark.parametrize("name", HOOKS)
+def test_every_hook_is_a_documented_spec(name: str) -> None:
+    spec = getattr(hookspecs, name)
+    assert hasattr(spec, "zeroclaw_eval_spec"), f"{name} is not marked @hookspec"
+    assert inspect.getdoc(spec), f"{name} has no docstring"
+    text = HOOKS_DOC.read_text(encoding="utf-8")
+    assert f"\n## `{name}`\n" in text, f"docs/HOOKS.md has no section for {name}"
+    assert f"```python\n{signature(name)}\n```" in text, f"docs/HOOKS.md: stale signature of {name}"
+
+
+def test_the_reference_documents_no_hook_that_does_not_exist() -> None:
+    documented = re.findall(r"^## `(zeroclaw_eval_\w+)`$", HOOKS_DOC.read_text(), re.M)
+    assert sorted(documented) == HOOKS
+
+
+def test_every_hook_has_a_test_of_its_own() -> None:
+    tests = {name for name in globals() if name.startswith("test_hook_")}
+    assert {f"test_hook_{name}" for name in HOOKS} <= tests
+
+
+def test_each_hook_is_called_once_in_documented_order() -> None:
+    calls: list[str] = []
+
+    class Recorder:
+        @hookimpl
+        def zeroclaw_eval_register_families(self) -> None:
+            calls.append("families")
+
+        @hookimpl
+        def zeroclaw_eval_register_formatters(self) -> None:
+            calls.append("formatters")
+
+        @hookimpl
+        def zeroclaw_eval_register_modes(self) -> None:
+            calls.append("modes")
+
+        @hookimpl
+        def zeroclaw_eval_register_tools(self) -> None:
+            calls.append("tools")
+
+    make_registry(Recorder())
+    assert calls == ["families", "formatters", "modes", "tools"]
+
+
+# --- one test per hook --------------------------------------------------------------
+
+
+class WordCount(Family[int]):
+    """The final response has exactly ``n`` words."""
+
+    name = "response_word_count"
+    params = int
+
+    def grade(self, params: int, run: RunRecord) -> list[CheckResult]:
+        words = len((run.final_response or "").split())
+        return [CheckResult(f"{self.name}: {params}", words == params, f"{words} words")]
+
+
+class Initials(Formatter):
+    name = "initials"
+
+    def render(self, report: SuiteReport) -> str:
+        return "".join("P" if case.passed else "F" for case in report.cases) + "\n"
+
+
+class Constant(CaseProvider):
+    def respond(self, messages: Sequence[Any], tools: Sequence[Tool]) -> ModelReply:
+        return ModelReply(f"constant reply to {messages[-1]['content']}")
+
+
+class ConstantMode(RunMode):
+    name = "constant"
+
+    def admit(self, trace: LlmTrace) -> Iterable[Any]:
+        return ()
+
+    def provider(self, trace: LlmTrace, config: EvalConfig) -> CaseProvider:
+        return Constant()
+
+
+class Upper:
+    name = "upper"
+    description = "Upper-case the message."
+    parameters: Mapping[str, Any] = MappingProxyType({"type": "object"})
+
+    def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return ToolResult(str(arguments.get("message", "")).upper())
+
+
+class EveryHook:
+    """One plugin object implementing every hook."""
+
+    @hookimpl
+    def zeroclaw_eval_register_families(self, register: Callable[[Family[Any]], None]) -> None:
+        register(WordCount())
+
+    @hookimpl
+    def zeroclaw_eval_register_formatters(self, register: Callable[[Formatter], None]) -> None:
+        register(Initials())
+
+    @hookimpl
+    def zeroclaw_eval_register_modes(self, register: Callable[[RunMode], None]) -> None:
+        register(ConstantMode())
+
+    @hookimpl
+    def zeroclaw_eval_register_tools(
+        self, register: Callable[[str, Callable[[], Tool]], None]
+    ) -> None:
+        register(Upper.name, Upper)
+
+
+def run(suite: Path, *args: str, plugin: object | None = None) -> tuple[int, str, str]:
+    plugins = () if plugin is None else (plugin,)
+    result = run_cli(["eval", "run", "--suite", str(suite), *args], *plugins)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_hook_zeroclaw_eval_register_families(tmp_path: Path) -> None:
+    write_fixture(tmp_path, fixture({"response_word_count": 3}, response="one two three"))
+    assert run(tmp_path, plugin=EveryHook())[0] == 0
+    write_fixture(tmp_path, fixture({"response_word_count": 2}, response="one"), "b.json")
+    code, stdout, _ = run(tmp_path, plugin=EveryHook())
+    assert code == 1
+    assert "✗ response_word_count: 2: 1 words" in stdout
+    # The family is admitted like a built-in: strictly typed parameters.
+    write_fixture(tmp_path, fixture({"response_word_count": "2"}), "c.json")
+    code, _, stderr = run(tmp_path, plugin=EveryHook())
+    assert code == 1
+    assert 'c.json: expects.response_word_count="2": input should be a valid integer' in stderr
+    # Without the plugin, the key is unknown: fail closed.
+    assert "expects.response_word_count: unknown key" in run(tmp_path)[2]
+
+
+def test_hook_zeroclaw_eval_register_formatters(tmp_path: Path) -> None:
+    write_fixture(tmp_path, fixture({"response_contains": ["done"]}), "a.json")
+    write_fixture(tmp_path, fixture({"response_contains": ["nope"]}), "b.json")
+    code, stdout, _ = run(tmp_path, "--format", "initials", plugin=EveryHook())
+    assert (code, stdout) == (1, "PF\n")
+    target = tmp_path / "initials.txt"
+    run(tmp_path, "--report", f"initials:{target}", plugin=EveryHook())
+    assert target.read_text(encoding="utf-8") == "PF\n"
+
+
+def test_hook_zeroclaw_eval_register_modes(tmp_path: Path) -> None:
+    case = fixture({"response_contains": ["constant reply to Go"]}, response="scripted")
+    write_fixture(tmp_path, case)
+    assert run(tmp_path, plugin=EveryHook())[0] == 1  # replay plays the script
+    code, stdout, _ = run(tmp_path, "--mode", "constant", plugin=EveryHook())
+    assert code == 0, stdout
+
+
+def test_hook_zeroclaw_eval_register_tools(tmp_path: Path) -> None:
+    expects = {
+        "tool_results_contain": [{"tool": "upper", "needle": "HELLO"}],
+        "all_tools_succeeded": True,
+    }
+    write_fixture(tmp_path, fixture(expects, tool_calls=[("upper", {"message": "hello"})]))
+    assert run(tmp_path, plugin=EveryHook())[0] == 0
+    code, stdout, _ = run(tmp_path)
+    assert code == 1
+    assert "unknown tool 'upper'" in stdout
