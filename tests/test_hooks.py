@@ -182,7 +182,7 @@ def test_hook_zeroclaw_eval_register_families(tmp_path: Path) -> None:
     write_fixture(tmp_path, fixture({"response_word_count": "2"}), "c.json")
     code, _, stderr = run(tmp_path, plugin=EveryHook())
     assert code == 1
-    assert 'c.json: expects.response_word_count="2": input should be a valid integer' in stderr
+    assert 'c.json: expects.response_word_count="2": must be an integer, not a string' in stderr
     # Without the plugin, the key is unknown: fail closed.
     assert "expects.response_word_count: unknown key" in run(tmp_path)[2]
 

@@ -59,7 +59,7 @@ def test_the_readme_plugin_tests_pass(plugin: types.ModuleType, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("params", "field", "message"),
     [
-        ({"min": "10"}, 'expects.response_length.min="10"', "valid integer"),
+        ({"min": "10"}, 'expects.response_length.min="10"', "must be an integer, not a string"),
         ({"mni": 10}, "expects.response_length.mni=10", "unknown key"),
         ({"max": -1}, "expects.response_length.max=-1", "greater than or equal to 0"),
         ({"min": 0}, "expects.response_length.min=0", "greater than or equal to 1"),
