@@ -242,19 +242,28 @@ def _locate(data: Any, loc: Iterable[Any]) -> tuple[Path_, Any]:
     """
     path: list[str | int] = []
     current: Any = data
-    for part in loc:
+    parts = list(loc)
+    entered = False  # a union tag can only come first inside a value (the root is no union)
+    for position, part in enumerate(parts):
+        # The tag is never the last part (errors inside the tagged model follow
+        # it), and it must be checked before keys: a ``tool_calls`` response also
+        # has a ``tool_calls`` key, which is not where the error is.
+        if (
+            entered
+            and position < len(parts) - 1
+            and isinstance(current, dict)
+            and current.get("type") == part
+        ):
+            entered = False
+            continue  # the union tag
         if isinstance(current, dict):
-            if part in current:
-                current = current[part]
-            elif current.get("type") == part:
-                continue  # the union tag
-            else:
-                current = _MISSING
+            current = current.get(part, _MISSING)
         elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
             current = current[part]
         else:
             current = _MISSING
         path.append(part)
+        entered = True
     return tuple(path), current
 
 
