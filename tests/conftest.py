@@ -1,8 +1,11 @@
-"""Shared fixtures: a registry with every installed plugin, and fixture-writing helpers."""
+"""Shared fixtures: a registry with every installed plugin, fixture-writing helpers, and
+a runner for the installed ``zeroclaw`` console script."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,23 @@ from zeroclaw_eval import Registry, RunMode, get_plugin_manager
 
 TESTS = Path(__file__).parent
 PROJECT = TESTS.parent
+
+# The console script pip installed next to this interpreter: the real entry point.
+ZEROCLAW = Path(sys.executable).with_name("zeroclaw")
+
+
+def zeroclaw(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``zeroclaw <args>`` as a real subprocess and capture its output as text."""
+    assert ZEROCLAW.is_file(), f"console script not installed at {ZEROCLAW}"
+    return subprocess.run(
+        [str(ZEROCLAW), *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="session")
