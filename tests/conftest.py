@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +23,33 @@ ZEROCLAW = Path(sys.executable).with_name("zeroclaw")
 
 def zeroclaw(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``zeroclaw <args>`` as a real subprocess and capture its output as text."""
+    return zeroclaw_all({"run": (args, cwd)})["run"]
+
+
+def zeroclaw_all(
+    runs: dict[str, tuple[Sequence[str | Path], Path | None]],
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Run several ``zeroclaw`` invocations (name -> (args, cwd)) side by side."""
     assert ZEROCLAW.is_file(), f"console script not installed at {ZEROCLAW}"
-    return subprocess.run(
-        [str(ZEROCLAW), *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-        check=False,
-    )
+    started = {
+        name: (
+            [str(ZEROCLAW), *map(str, args)],
+            subprocess.Popen(
+                [str(ZEROCLAW), *map(str, args)],
+                cwd=cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+            ),
+        )
+        for name, (args, cwd) in runs.items()
+    }
+    done = {}
+    for name, (argv, process) in started.items():
+        stdout, stderr = process.communicate(timeout=120)
+        done[name] = subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+    return done
 
 
 @pytest.fixture(scope="session")
