@@ -15,7 +15,7 @@ import pluggy
 
 from zeroclaw_eval.agent import Tool
 from zeroclaw_eval.errors import PluginLoadError
-from zeroclaw_eval.family import Family
+from zeroclaw_eval.family import Family, lax_parameter_types
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.report import Formatter
 
@@ -53,6 +53,13 @@ class Registry:
 
         for plugin, args in _each(pm, "zeroclaw_eval_register_families"):
             family = _one_named(args, Family, "family", plugin)
+            lax = lax_parameter_types(family)
+            if lax:
+                raise PluginLoadError(
+                    f"plugin {plugin!r} registered family {family.name!r} whose parameters "
+                    f"accept unknown keys ({', '.join(lax)}): build them on "
+                    'zeroclaw_eval.Params, or set extra="forbid"'
+                )
             _add(families, "family", family.name, family, plugin)
         for plugin, args in _each(pm, "zeroclaw_eval_register_formatters"):
             formatter = _one_named(args, Formatter, "formatter", plugin)
