@@ -24,7 +24,7 @@ from zeroclaw_eval import (
     load_suite,
 )
 
-from .conftest import echo_case, zeroclaw
+from .conftest import echo_case, zeroclaw_all
 
 ECHO_TEXT = json.dumps(echo_case())
 
@@ -526,11 +526,13 @@ def cli_runs(hostile_suite: Path) -> dict[str, subprocess.CompletedProcess[str]]
     """One ``run``, one ``run --format json`` and one ``check`` over the hostile suite,
     from its parent directory, so messages name fixtures as ``hostile0/<id>.json``."""
     suite, cwd = hostile_suite.name, hostile_suite.parent
-    return {
-        "text": zeroclaw("eval", "run", "--suite", suite, cwd=cwd),
-        "json": zeroclaw("eval", "run", "--suite", suite, "--format", "json", cwd=cwd),
-        "check": zeroclaw("eval", "check", "--suite", suite, cwd=cwd),
-    }
+    return zeroclaw_all(
+        {
+            "text": (("eval", "run", "--suite", suite), cwd),
+            "json": (("eval", "run", "--suite", suite, "--format", "json"), cwd),
+            "check": (("eval", "check", "--suite", suite), cwd),
+        }
+    )
 
 
 @pytest.mark.parametrize("run", ["text", "json", "check"])

@@ -217,10 +217,11 @@ def project(tmp_path: Path) -> Path:
 def test_configuration_sources_and_precedence(project: Path) -> None:
     work = project / "work"
     work.mkdir()
-    conf = project / "conf"
-    conf.mkdir()
-    # --config: suite_dir is relative to the file's directory, not to the cwd.
-    (conf / "eval.toml").write_text('[eval]\nsuite_dir = "../good"\nformat = "json"\n')
+    conf = project / "conf" / "nested"
+    conf.mkdir(parents=True)
+    # --config: suite_dir is relative to the file's directory; from the cwd it names nothing.
+    (conf / "eval.toml").write_text('[eval]\nsuite_dir = "../../good"\nformat = "json"\n')
+    assert not (work / "../../good").exists()
     # zeroclaw.toml in the cwd wins over pyproject.toml there.
     (work / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "../bad"\n')
     (work / "pyproject.toml").write_text('[tool.zeroclaw.eval]\nsuite_dir = "../good"\n')
@@ -243,7 +244,7 @@ def test_configuration_sources_and_precedence(project: Path) -> None:
     )  # fmt: skip
     config = done["config"]
     assert config.returncode == 0, config.stderr
-    assert json.loads(config.stdout)["cases"][0]["source"] == str(conf / "../good/a.json")
+    assert json.loads(config.stdout)["cases"][0]["source"] == str(conf / "../../good/a.json")
 
     from_cwd = done["zeroclaw_toml"]
     assert from_cwd.returncode == 1
