@@ -139,7 +139,7 @@ def _admit_expects(
             known = ", ".join(sorted(registry.families))
             raise AdmissionError(
                 source,
-                f"expects.{key}",
+                _dotted(("expects", key)),
                 f"unknown key: no such expectation family (known: {known})",
             )
         family = entry.obj
@@ -169,7 +169,7 @@ def _admit_expects(
         except Exception as exc:  # a plugin's bug must not pass as an admitted case
             raise AdmissionError(
                 source,
-                f"expects.{key}",
+                _dotted(("expects", key)),
                 f"family {key!r} of plugin {exp.plugin!r} failed during admission: "
                 f"{type(exc).__name__}: {exc}",
             ) from None
@@ -272,9 +272,17 @@ def _dotted(path: Iterable[str | int]) -> str:
     for part in path:
         if isinstance(part, int):
             text += f"[{part}]"
+        elif not _plain_key(part):
+            # Quoted, so that an empty key stays visible and a newline in a key
+            # cannot break the one-line message.
+            text += f"[{json.dumps(part, ensure_ascii=not part.isprintable())}]"
         else:
             text += f".{part}" if text else str(part)
     return text
+
+
+def _plain_key(key: str) -> bool:
+    return bool(key) and key.isprintable() and not any(c in key for c in ' .[]="\\:')
 
 
 def _show(value: Any) -> str | None:
