@@ -234,6 +234,18 @@ REFUSALS: dict[str, tuple[Any, str, str]] = {
         "expects.tool_results_contain[1].index=0",
         "unknown key",
     ),
+    # keys are data: odd ones are quoted, so the field stays visible and on one line
+    "unknown_key_with_newline": (echo_case(**{"bad\nkey": 1}), '["bad\\nkey"]=1', "unknown key"),
+    "empty_family_name": (
+        expects(**{"": ["hello"]}),
+        'expects[""]',
+        "no such expectation family",
+    ),
+    "unknown_key_with_dot": (
+        edited(lambda c: step(1)(c)["response"].update({"meta.id": 1})),
+        'turns[0].steps[1].response["meta.id"]=1',
+        "unknown key",
+    ),
     # 3. no turns
     "no_turns": (echo_case(turns=[]), "turns", "must not be empty"),
     "turns_missing": (
