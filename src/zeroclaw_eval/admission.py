@@ -85,6 +85,9 @@ def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | N
     ``source`` is how the file is named in messages and reports (default: ``path``).
     """
     name = source or str(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # Reading a pipe blocks until a writer comes, and /dev/zero never ends.
+        raise AdmissionError(name, "", "is not a regular file (a pipe, socket or device)")
     try:
         raw_bytes = path.read_bytes()
     except IsADirectoryError:
