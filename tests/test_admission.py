@@ -8,6 +8,7 @@ the whole table at once, through one real run of the ``zeroclaw`` console script
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -518,7 +519,7 @@ def test_load_suite_reports_every_refused_fixture_at_once(
 
 # --- the same table through the real console script --------------------------------
 
-FILE_LEVEL = ("not_utf8", "directory", "dangling_link")
+FILE_LEVEL = ("not_utf8", "directory", "dangling_link", "named_pipe")
 
 
 @pytest.fixture(scope="module")
@@ -530,6 +531,8 @@ def hostile_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (suite / "not_utf8.json").write_bytes(b"\xff\xfe{}")
     (suite / "directory.json").mkdir()
     (suite / "dangling_link.json").symlink_to(suite / "nowhere")
+    # Read, a pipe blocks until a writer comes: the CLI run's timeout turns a hang into a failure.
+    os.mkfifo(suite / "named_pipe.json")
     return suite
 
 
@@ -586,6 +589,7 @@ def test_cli_names_file_and_field(
         ("not_utf8", "not UTF-8 text (invalid byte at offset 0)"),
         ("directory", "is a directory, not a fixture file"),
         ("dangling_link", "cannot be read: no such file"),
+        ("named_pipe", "is not a regular file (a pipe, socket or device)"),
     ],
 )
 def test_cli_names_unreadable_files(
