@@ -1,9 +1,12 @@
-"""Shared fixtures: a registry with every installed plugin, and fixture-writing helpers."""
+"""Shared fixtures: a registry with every installed plugin, fixture-writing helpers, and
+a runner for the installed ``zeroclaw`` console script."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,40 @@ from zeroclaw_eval import Registry, RunMode, get_plugin_manager
 
 TESTS = Path(__file__).parent
 PROJECT = TESTS.parent
+
+# The console script pip installed next to this interpreter: the real entry point.
+ZEROCLAW = Path(sys.executable).with_name("zeroclaw")
+
+
+def zeroclaw(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``zeroclaw <args>`` as a real subprocess and capture its output as text."""
+    return zeroclaw_all({"run": (args, cwd)})["run"]
+
+
+def zeroclaw_all(
+    runs: dict[str, tuple[Sequence[str | Path], Path | None]],
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Run several ``zeroclaw`` invocations (name -> (args, cwd)) side by side."""
+    assert ZEROCLAW.is_file(), f"console script not installed at {ZEROCLAW}"
+    started = {
+        name: (
+            [str(ZEROCLAW), *map(str, args)],
+            subprocess.Popen(
+                [str(ZEROCLAW), *map(str, args)],
+                cwd=cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+            ),
+        )
+        for name, (args, cwd) in runs.items()
+    }
+    done = {}
+    for name, (argv, process) in started.items():
+        stdout, stderr = process.communicate(timeout=120)
+        done[name] = subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+    return done
 
 
 @pytest.fixture(scope="session")

@@ -88,6 +88,9 @@ def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | N
     ``source`` is how the file is named in messages and reports (default: ``path``).
     """
     name = source or str(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # Reading a pipe blocks until a writer comes, and /dev/zero never ends.
+        raise AdmissionError(name, "", "is not a regular file (a pipe, socket or device)")
     try:
         raw_bytes = path.read_bytes()
     except IsADirectoryError:
@@ -142,7 +145,7 @@ def _admit_expects(
             known = ", ".join(sorted(registry.families))
             raise AdmissionError(
                 source,
-                f"expects.{key}",
+                _dotted(("expects", key)),
                 f"unknown key: no such expectation family (known: {known})",
             )
         family = entry.obj
@@ -172,7 +175,7 @@ def _admit_expects(
         except Exception as exc:  # a plugin's bug must not pass as an admitted case
             raise AdmissionError(
                 source,
-                f"expects.{key}",
+                _dotted(("expects", key)),
                 f"family {key!r} of plugin {exp.plugin!r} failed during admission: "
                 f"{type(exc).__name__}: {exc}",
             ) from None
@@ -264,20 +267,28 @@ def _locate(data: Any, loc: Iterable[Any]) -> tuple[Path_, Any]:
     """
     path: list[str | int] = []
     current: Any = data
-    tag_skipped_in: Any = None
-    for part in loc:
+    parts = list(loc)
+    entered = False  # a union tag can only come first inside a value (the root is no union)
+    for position, part in enumerate(parts):
+        # The tag is never the last part (errors inside the tagged model follow
+        # it), and it must be checked before keys: a ``tool_calls`` response also
+        # has a ``tool_calls`` key, which is not where the error is.
+        if (
+            entered
+            and position < len(parts) - 1
+            and isinstance(current, dict)
+            and current.get("type") == part
+        ):
+            entered = False
+            continue  # the union tag
         if isinstance(current, dict):
-            if current.get("type") == part and tag_skipped_in is not current:
-                # The union tag, at most once per object: "tool_calls" is both the tag
-                # and a key of the same object.
-                tag_skipped_in = current
-                continue
             current = current.get(part, _MISSING)
         elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
             current = current[part]
         else:
             current = _MISSING
         path.append(part)
+        entered = True
     return tuple(path), current
 
 
@@ -286,9 +297,17 @@ def _dotted(path: Iterable[str | int]) -> str:
     for part in path:
         if isinstance(part, int):
             text += f"[{part}]"
+        elif not _plain_key(part):
+            # Quoted, so that an empty key stays visible and a newline in a key
+            # cannot break the one-line message.
+            text += f"[{json.dumps(part, ensure_ascii=not part.isprintable())}]"
         else:
             text += f".{part}" if text else str(part)
     return text
+
+
+def _plain_key(key: str) -> bool:
+    return bool(key) and key.isprintable() and not any(c in key for c in ' .[]="\\:')
 
 
 def _show(value: Any) -> str | None:

@@ -48,30 +48,6 @@ class Problem:
     message: str
 
 
-def accepts_unknown_keys(adapter: TypeAdapter[Any]) -> list[str]:
-    """Names of the object types inside a parameter type that would accept unknown keys.
-
-    Admission promises that unknown keys are refused at every level, for plugin
-    families too; a model, dataclass or TypedDict that ignores or allows extra keys
-    would break that promise silently, so the registry refuses such a family.
-    """
-    loose: list[str] = []
-    stack: list[Any] = [adapter.core_schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if node.get("type") in ("model", "dataclass", "typed-dict"):
-                config = node.get("config") or {}
-                extra = node.get("extra_behavior") or config.get("extra_fields_behavior")
-                if extra != "forbid":
-                    owner = node.get("cls")
-                    loose.append(getattr(owner, "__qualname__", None) or str(node.get("ref", "?")))
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple)):
-            stack.extend(node)
-    return loose
-
-
 class Family(ABC, Generic[P]):
     """An expectation family. Subclass it, set ``name`` and ``params``, implement ``grade``.
 
@@ -107,3 +83,29 @@ class Family(ABC, Generic[P]):
     @abstractmethod
     def grade(self, params: P, run: RunRecord) -> list[CheckResult]:
         """One :class:`CheckResult` per declared entry, graded against ``run``."""
+
+
+def lax_parameter_types(family: Family[Any]) -> list[str]:
+    """Names of the object types in a family's ``params`` that do not refuse unknown keys.
+
+    A model, TypedDict or dataclass that ignores (or keeps) unknown keys would let
+    a misspelt optional key through admission silently, so the registry refuses a
+    family that has any.
+    """
+    lax: list[str] = []
+    stack: list[Any] = [family.adapter.core_schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") in ("model", "typed-dict", "dataclass") and not node.get(
+                "root_model"
+            ):
+                behaviour = node.get("extra_behavior") or node.get("config", {}).get(
+                    "extra_fields_behavior"
+                )
+                if behaviour != "forbid":
+                    lax.append(getattr(node.get("cls"), "__name__", str(node.get("cls"))))
+            stack.extend(node.values())
+    return sorted(set(lax))

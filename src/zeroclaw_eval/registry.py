@@ -15,7 +15,7 @@ import pluggy
 
 from zeroclaw_eval.agent import Tool
 from zeroclaw_eval.errors import PluginLoadError
-from zeroclaw_eval.family import Family, accepts_unknown_keys
+from zeroclaw_eval.family import Family, lax_parameter_types
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.report import Formatter
 
@@ -143,17 +143,17 @@ def _one_named(args: tuple[Any, ...], kind: type, label: str, plugin: str) -> An
 def _check_params(family: Family[Any], plugin: str) -> None:
     """A family's parameter type must be buildable and must refuse unknown keys."""
     try:
-        loose = accepts_unknown_keys(family.adapter)
+        lax = lax_parameter_types(family)
     except Exception as exc:
         raise PluginLoadError(
-            f"family {family.name!r} of plugin {plugin!r} has an invalid params type: "
-            f"{type(exc).__name__}: {exc}"
+            f"plugin {plugin!r} registered family {family.name!r} with an invalid params "
+            f"type: {type(exc).__name__}: {exc}"
         ) from exc
-    if loose:
+    if lax:
         raise PluginLoadError(
-            f"family {family.name!r} of plugin {plugin!r} would accept unknown keys in "
-            f"{', '.join(loose)}: build its parameters on zeroclaw_eval.Params "
-            "(or set extra='forbid')"
+            f"plugin {plugin!r} registered family {family.name!r} whose parameters "
+            f"accept unknown keys ({', '.join(lax)}): build them on "
+            'zeroclaw_eval.Params, or set extra="forbid"'
         )
 
 

@@ -1,15 +1,22 @@
 """JSON parsing that refuses what ``json.loads`` lets through silently.
 
-Duplicate keys (the last one would win, hiding the first) and non-finite numbers
-(``NaN``, ``Infinity``, or ``1e999``, which overflows to infinity) are refused with
-the path of the offending value, so the error can name the field.
+Duplicate keys (the last one would win, hiding the first), non-finite numbers
+(``NaN``, ``Infinity``, or ``1e999``, which overflows to infinity), integers too
+long for Python to convert, and strings holding a lone surrogate (``"\\ud800"``:
+not Unicode, so no report could print it) are refused with the path of the
+offending value, so the error can name the field.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
+
+# A \u escape in the surrogate range: the only way a lone surrogate gets in.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class StrictJSONError(ValueError):
@@ -63,9 +70,21 @@ def loads(text: str) -> Any:
         refused = True
         return _Refused(f"number {literal} is too large (overflows to infinity)")
 
+    def integer(literal: str) -> int | _Refused:
+        try:
+            return int(literal)
+        except ValueError:  # more digits than int() converts (sys.int_info)
+            nonlocal refused
+            refused = True
+            return _Refused(f"integer with {len(literal)} digits is too large")
+
     try:
         data = json.loads(
-            text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number
+            text,
+            object_pairs_hook=pairs,
+            parse_constant=constant,
+            parse_float=number,
+            parse_int=integer,
         )
     except json.JSONDecodeError as exc:
         raise StrictJSONError(
@@ -73,10 +92,37 @@ def loads(text: str) -> Any:
         ) from None
     except RecursionError:
         raise StrictJSONError((), "not valid JSON: nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(data)  # first: later messages may quote keys
     if refused:
         path, marker = _find_refused(data, ())
         raise StrictJSONError(path, marker.message)
     return data
+
+
+def _refuse_lone_surrogates(value: Any) -> None:
+    """Raise for the first string (key or value) that still holds a surrogate.
+
+    Escaped pairs (``"\\ud83d\\ude00"``) decode to one character; what is left in
+    the surrogate range is a lone half, which no UTF-8 report can carry. Keys are
+    checked before their values, so a path never holds a surrogate itself.
+    """
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        current, where = stack.pop()
+        if isinstance(current, str):
+            found = _SURROGATE.search(current)
+            if found:
+                raise StrictJSONError(
+                    where, f"string holds a lone surrogate \\u{ord(found[0]):04x}"
+                )
+        elif isinstance(current, dict):
+            for key in current:
+                if _SURROGATE.search(key):
+                    raise StrictJSONError(where, f"key {json.dumps(key)} holds a lone surrogate")
+            stack.extend(reversed([(child, (*where, key)) for key, child in current.items()]))
+        elif isinstance(current, list):
+            stack.extend(reversed([(child, (*where, i)) for i, child in enumerate(current)]))
 
 
 def _find_refused(

@@ -1,0 +1,321 @@
+"""The built-in expectation families (SPEC §6), graded through admitted cases.
+
+Each family gets a run that passes and a run that fails; a failing check's detail
+must show what was observed. Runs are built as ``RunRecord`` values, the only
+thing grading may look at, except where the real loop is the point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval import (
+    CheckResult,
+    Family,
+    RecordedCall,
+    Registry,
+    RunMode,
+    RunRecord,
+    admit_file,
+    get_plugin_manager,
+    hookimpl,
+    run_suite,
+)
+
+from .conftest import echo_case
+
+
+def call(
+    name: str, message: str = "hello", result: str | None = None, ok: bool = True
+) -> RecordedCall:
+    return RecordedCall(0, f"id-{name}", name, {"message": message}, result or message, ok)
+
+
+def run(*responses: str, calls: tuple[RecordedCall, ...] = ()) -> RunRecord:
+    return RunRecord(responses=list(responses), calls=list(calls))
+
+
+@pytest.fixture
+def grade(
+    write_case: Callable[..., Path], registry: Registry, replay: RunMode
+) -> Callable[[dict[str, Any], RunRecord], list[CheckResult]]:
+    """Admit a case with the given ``expects`` and grade it against a run."""
+
+    def grade(expects: dict[str, Any], record: RunRecord) -> list[CheckResult]:
+        case = admit_file(write_case(echo_case(expects=expects)), registry, replay)
+        return list(case.grade(record))
+
+    return grade
+
+
+ECHO = call("echo")
+SHELL_FAILED = call("shell", result="unknown tool 'shell'", ok=False)
+
+# id -> (expects, a run that passes, a run that fails, the failing check, its detail)
+FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
+    "response_contains": (
+        {"response_contains": ["hello"]},
+        run("hello there"),
+        run("hello there", "goodbye"),  # only the last turn's text counts
+        'response_contains: "hello"',
+        'not found: the final response is "goodbye"',
+    ),
+    "response_contains_without_response": (
+        {"response_contains": ["hello"]},
+        run("hello"),
+        run(),
+        'response_contains: "hello"',
+        "not found: there is no final response",
+    ),
+    "response_not_contains": (
+        {"response_not_contains": ["secret"], "exact_tool_calls": 0},
+        run("nothing to see"),
+        run("the secret is out"),
+        'response_not_contains: "secret"',
+        'present at offset 4: the final response is "the secret is out"',
+    ),
+    "response_matches": (
+        {"response_matches": [r"#\d{3}\b"]},
+        run("ticket #123 opened"),
+        run("ticket #12 opened"),
+        'response_matches: "#\\\\d{3}\\\\b"',
+        'no match: the final response is "ticket #12 opened"',
+    ),
+    "tools_used": (
+        {"tools_used": ["echo"]},
+        run("x", calls=(ECHO,)),
+        run("x", calls=(SHELL_FAILED,)),
+        "tools_used: echo",
+        "never called (1 call: shell)",
+    ),
+    "tools_not_used": (
+        {"tools_not_used": ["shell"], "tools_used": ["echo"]},
+        run("x", calls=(ECHO,)),
+        run("x", calls=(ECHO, SHELL_FAILED)),
+        "tools_not_used: shell",
+        "called 1 time (2 calls: echo, shell)",
+    ),
+    "max_tool_calls": (
+        {"max_tool_calls": 1, "response_contains": ["x"]},
+        run("x", calls=(ECHO,)),
+        run("x", calls=(ECHO, ECHO)),
+        "max_tool_calls: 1",
+        "observed 2 calls: echo, echo",
+    ),
+    "max_tool_calls_0": (
+        {"max_tool_calls": 0, "response_contains": ["x"]},
+        run("x"),
+        run("x", calls=(ECHO,)),
+        "max_tool_calls: 0",
+        "observed 1 call: echo",
+    ),
+    "min_tool_calls": (
+        {"min_tool_calls": 2},
+        run("x", calls=(ECHO, SHELL_FAILED, ECHO)),
+        run("x", calls=(ECHO,)),
+        "min_tool_calls: 2",
+        "observed 1 call: echo",
+    ),
+    "exact_tool_calls_too_few": (
+        {"exact_tool_calls": 2},
+        run("x", calls=(ECHO, ECHO)),
+        run("x"),
+        "exact_tool_calls: 2",
+        "observed no tool was called",
+    ),
+    "exact_tool_calls_too_many": (
+        {"exact_tool_calls": 2},
+        run("x", calls=(ECHO, SHELL_FAILED)),
+        run("x", calls=(ECHO, ECHO, ECHO)),
+        "exact_tool_calls: 2",
+        "observed 3 calls: echo, echo, echo",
+    ),
+    "all_tools_succeeded_true": (
+        {"all_tools_succeeded": True, "exact_tool_calls": 2},
+        run("x", calls=(ECHO, ECHO)),
+        run("x", calls=(ECHO, SHELL_FAILED)),
+        "all_tools_succeeded: true",
+        "shell failed: unknown tool 'shell'",
+    ),
+    "all_tools_succeeded_false": (
+        {"all_tools_succeeded": False},
+        run("x", calls=(ECHO, SHELL_FAILED)),
+        run("x", calls=(ECHO,)),
+        "all_tools_succeeded: false",
+        "every call succeeded (1 call: echo)",
+    ),
+    "tool_arguments_contain": (
+        {"tool_arguments_contain": [{"tool": "echo", "needle": '"message": "hello"'}]},
+        run("x", calls=(ECHO,)),
+        run("x", calls=(call("echo", "bye"),)),
+        'tool_arguments_contain: echo "\\"message\\": \\"hello\\""',
+        'not found in the arguments: observed "{\\"message\\": \\"bye\\"}"',
+    ),
+    "tool_results_contain": (
+        {"tool_results_contain": [{"tool": "echo", "needle": "hello"}]},
+        run("x", calls=(call("echo", "x", result="hello back"),)),
+        run("x", calls=(call("echo", "hello", result="(empty)"),)),
+        'tool_results_contain: echo "hello"',
+        'not found in the result: observed "(empty)"',
+    ),
+    "tool_results_contain_never_called": (
+        {"tool_results_contain": [{"tool": "echo", "needle": "hello"}]},
+        run("x", calls=(ECHO,)),
+        run("x", calls=(SHELL_FAILED,)),
+        'tool_results_contain: echo "hello"',
+        "echo was never called (calls: shell)",
+    ),
+    "tool_results_contain_error_text": (
+        {"tool_results_contain": [{"tool": "shell", "needle": "unknown tool 'shell'"}]},
+        run("x", calls=(SHELL_FAILED,)),
+        run("x", calls=(call("shell", result="ran"),)),
+        "tool_results_contain: shell \"unknown tool 'shell'\"",
+        'not found in the result: observed "ran"',
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("expects", "passing", "failing", "check", "detail"), FAMILIES.values(), ids=FAMILIES.keys()
+)
+def test_family_passes_and_fails_showing_what_was_observed(
+    expects: dict[str, Any],
+    passing: RunRecord,
+    failing: RunRecord,
+    check: str,
+    detail: str,
+    grade: Callable[[dict[str, Any], RunRecord], list[CheckResult]],
+) -> None:
+    assert [c for c in grade(expects, passing) if not c.passed] == []
+    failed = [c for c in grade(expects, failing) if not c.passed]
+    assert failed == [CheckResult(check, False, detail)]
+
+
+def test_every_built_in_family_is_covered() -> None:
+    covered = {key for expects, *_ in FAMILIES.values() for key in expects}
+    built_ins = Registry.from_plugin_manager(get_plugin_manager(load_entry_points=False))
+    built_in = set(built_ins.families)
+    assert built_in <= covered
+
+
+def test_each_entry_is_one_check_and_none_short_circuits_another(
+    grade: Callable[[dict[str, Any], RunRecord], list[CheckResult]],
+) -> None:
+    checks = grade(
+        {
+            "response_contains": ["a", "b", "c"],
+            "tools_used": ["echo", "shell"],
+            "exact_tool_calls": 3,
+        },
+        run("b"),
+    )
+    assert [(c.check, c.passed) for c in checks] == [
+        ('response_contains: "a"', False),
+        ('response_contains: "b"', True),
+        ('response_contains: "c"', False),
+        ("tools_used: echo", False),
+        ("tools_used: shell", False),
+        ("exact_tool_calls: 3", False),
+    ]
+
+
+# --- call_index -------------------------------------------------------------------
+
+ACROSS_TURNS = run(
+    "x",
+    calls=(
+        RecordedCall(0, "a", "echo", {"message": "first"}, "first", True),
+        RecordedCall(0, "b", "shell", {"message": "other"}, "unknown tool 'shell'", False),
+        RecordedCall(1, "c", "echo", {"message": "second"}, "second", True),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("entry", "passed", "detail"),
+    [
+        ({"needle": "second"}, True, "found"),  # without call_index any call may match
+        ({"needle": "first", "call_index": 0}, True, "found"),
+        # 0-based among calls to that tool, across turns: the shell call does not count
+        ({"needle": "second", "call_index": 1}, True, "found"),
+        ({"needle": "first", "call_index": 1}, False, 'not found in the result: observed "second"'),
+        ({"needle": "first", "call_index": 2}, False, "no call 2 to echo: observed 2 calls to it"),
+    ],
+)
+def test_call_index_counts_calls_to_that_tool_across_turns(
+    entry: dict[str, Any],
+    passed: bool,
+    detail: str,
+    grade: Callable[[dict[str, Any], RunRecord], list[CheckResult]],
+) -> None:
+    [check] = grade({"tool_results_contain": [{"tool": "echo", **entry}]}, ACROSS_TURNS)
+    assert (check.passed, check.detail) == (passed, detail)
+
+
+# --- needles against the dispatched JSON, through the real loop -----------------
+
+
+def test_needles_match_the_dispatched_json_with_non_ascii_as_is(
+    write_case: Callable[..., Path], registry: Registry
+) -> None:
+    message = "café 日本 👋"
+    case = echo_case(
+        model_name="unicode",
+        expects={
+            "tool_arguments_contain": [
+                {"tool": "echo", "needle": '{"message": "café 日本 👋"}'},
+                {"tool": "echo", "needle": "\\u00e9"},  # the escaped form was never sent
+            ],
+            "tool_results_contain": [{"tool": "echo", "needle": message}],
+        },
+    )
+    case["turns"][0]["steps"][0]["response"]["tool_calls"][0]["arguments"] = {"message": message}
+    report = run_suite(write_case(case).parent, registry=registry)
+    checks = report.cases[0].checks
+    assert [c.passed for c in checks] == [True, False, True]
+    assert checks[1].detail == (
+        'not found in the arguments: observed "{\\"message\\": \\"café 日本 👋\\"}"'
+    )
+
+
+# --- a family that raises while grading -------------------------------------------
+
+
+class Explodes(Family[list[str]]):
+    """Grades the empty run (as admission does) but raises on a run with calls."""
+
+    name = "explodes"
+    params = list[str]
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        if run.calls:
+            raise KeyError("bug in the family")
+        return [CheckResult(f"explodes: {p}", False, "no calls") for p in params]
+
+
+class ExplodingPlugin:
+    @hookimpl
+    def zeroclaw_eval_register_families(self, register: Callable[[Family[Any]], None]) -> None:
+        register(Explodes())
+
+
+def test_a_family_that_raises_while_grading_is_a_failed_check_naming_family_and_plugin(
+    write_case: Callable[..., Path], replay: RunMode
+) -> None:
+    pm = get_plugin_manager(load_entry_points=False)
+    pm.register(ExplodingPlugin(), name="acme-checks")
+    registry = Registry.from_plugin_manager(pm)
+    path = write_case(echo_case(expects={"explodes": ["x"], "exact_tool_calls": 1}))
+    checks = admit_file(path, registry, replay).grade(run("x", calls=(ECHO,)))
+    assert checks == (
+        CheckResult(
+            "explodes",
+            False,
+            "family 'explodes' of plugin 'acme-checks' raised KeyError: 'bug in the family'",
+        ),
+        CheckResult("exact_tool_calls: 1", True, "observed 1 call: echo"),
+    )

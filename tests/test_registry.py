@@ -1,0 +1,413 @@
+"""Plugins and the registry: name clashes, broken plugins, blocking, and the admission a
+plugin family gets for free (the same as a built-in's).
+
+Plugins are objects registered on a fresh plugin manager, exactly as pluggy
+registers an entry point's module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypedDict
+
+from zeroclaw_eval import (
+    AdmissionError,
+    CaseProvider,
+    CheckResult,
+    EvalConfig,
+    Family,
+    Formatter,
+    LlmTrace,
+    Params,
+    PluginLoadError,
+    Problem,
+    Registry,
+    RunMode,
+    RunRecord,
+    SuiteReport,
+    Tool,
+    admit_file,
+    get_plugin_manager,
+    hookimpl,
+)
+from zeroclaw_eval.plugins import DEFAULT_PLUGINS, PluginManager, builtin_name
+
+from .conftest import echo_case
+
+
+def registry_with(*plugins: tuple[str, object], blocked: Iterable[str] = ()) -> Registry:
+    """The built-ins plus ``plugins`` (name, object), without installed entry points."""
+    pm: PluginManager = get_plugin_manager(blocked=blocked, load_entry_points=False)
+    for name, plugin in plugins:
+        pm.register(plugin, name=name)
+    return Registry.from_plugin_manager(pm)
+
+
+class Registers:
+    """A plugin that registers the given objects through one hook."""
+
+    def __init__(self, hook: str, *registrations: tuple[Any, ...]) -> None:
+        def implementation(register: Callable[..., None]) -> None:
+            for args in registrations:
+                register(*args)
+
+        setattr(self, hook, hookimpl(implementation))
+
+
+# --- name clashes -----------------------------------------------------------------
+
+
+class Shadow(Family[list[str]]):
+    name = "response_contains"
+    params = list[str]
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        return [CheckResult(self.name, True, "always")]
+
+
+class JsonAgain(Formatter):
+    name = "json"
+
+    def render(self, report: SuiteReport) -> str:
+        return "{}\n"
+
+
+class ReplayAgain(RunMode):
+    name = "replay"
+
+    def provider(self, trace: LlmTrace, config: EvalConfig) -> CaseProvider:
+        raise NotImplementedError
+
+
+@pytest.mark.parametrize(
+    ("hook", "args", "message"),
+    [
+        (
+            "zeroclaw_eval_register_families",
+            (Shadow(),),
+            "family 'response_contains' is registered by both plugin 'response' "
+            "and plugin 'intruder'",
+        ),
+        (
+            "zeroclaw_eval_register_formatters",
+            (JsonAgain(),),
+            "formatter 'json' is registered by both plugin 'json' and plugin 'intruder'",
+        ),
+        (
+            "zeroclaw_eval_register_modes",
+            (ReplayAgain(),),
+            "run mode 'replay' is registered by both plugin 'replay' and plugin 'intruder'",
+        ),
+        (
+            "zeroclaw_eval_register_tools",
+            ("echo", object),
+            "tool 'echo' is registered by both plugin 'echo' and plugin 'intruder'",
+        ),
+    ],
+    ids=["family", "formatter", "mode", "tool"],
+)
+def test_a_name_two_plugins_claim_is_an_error_naming_both(
+    hook: str, args: tuple[Any, ...], message: str
+) -> None:
+    with pytest.raises(PluginLoadError) as clash:
+        registry_with(("intruder", Registers(hook, args)))
+    assert str(clash.value) == message
+
+
+def test_a_clash_between_two_third_party_plugins_names_both() -> None:
+    with pytest.raises(PluginLoadError) as clash:
+        registry_with(
+            ("first", Registers("zeroclaw_eval_register_tools", ("grep", object))),
+            ("second", Registers("zeroclaw_eval_register_tools", ("grep", object))),
+        )
+    assert (
+        str(clash.value) == "tool 'grep' is registered by both plugin 'first' and plugin 'second'"
+    )
+
+
+def test_a_plugin_whose_hook_raises_is_named() -> None:
+    class Broken:
+        @hookimpl
+        def zeroclaw_eval_register_families(self, register: Callable[..., None]) -> None:
+            raise ImportError("needs numpy")
+
+    with pytest.raises(PluginLoadError) as broken:
+        registry_with(("broken-plugin", Broken()))
+    assert str(broken.value) == (
+        "plugin 'broken-plugin' failed in zeroclaw_eval_register_families: ImportError: needs numpy"
+    )
+
+
+@pytest.mark.parametrize(
+    ("hook", "args", "says"),
+    [
+        ("zeroclaw_eval_register_families", ("not a family",), "as a family"),
+        ("zeroclaw_eval_register_formatters", (Shadow(),), "as a formatter"),
+        ("zeroclaw_eval_register_tools", ("grep",), "expected register(name, factory)"),
+        ("zeroclaw_eval_register_tools", ("", object), "expected register(name, factory)"),
+    ],
+    ids=["family", "formatter", "tool_without_factory", "tool_without_name"],
+)
+def test_a_malformed_registration_is_an_error_naming_the_plugin(
+    hook: str, args: tuple[Any, ...], says: str
+) -> None:
+    with pytest.raises(PluginLoadError) as refused:
+        registry_with(("sloppy", Registers(hook, args)))
+    assert str(refused.value).startswith("plugin 'sloppy' registered ")
+    assert says in str(refused.value)
+
+
+def test_registrations_are_attributed_to_their_plugin(registry: Registry) -> None:
+    assert registry.families["tool_results_contain"].plugin == "dispatch"
+    assert registry.formatters["text"].plugin == "text"
+    assert registry.modes["replay"].plugin == "replay"
+    assert registry.tools["echo"].plugin == "echo"
+
+
+# --- blocking ---------------------------------------------------------------------
+
+
+def test_blocked_plugins_are_not_registered(
+    write_case: Callable[..., Path], replay: RunMode
+) -> None:
+    pm = get_plugin_manager(blocked=["echo", "response"], load_entry_points=False)
+    assert set(pm.origins) == {builtin_name(m) for m in DEFAULT_PLUGINS} - {"echo", "response"}
+    registry = Registry.from_plugin_manager(pm)
+    assert "echo" not in registry.tools
+    assert not {"response_contains", "response_not_contains", "response_matches"} & set(
+        registry.families
+    )
+    assert "tools_used" in registry.families
+    # A fixture using a blocked family is refused, never graded without it.
+    with pytest.raises(AdmissionError) as refused:
+        admit_file(write_case(echo_case()), registry, replay)
+    assert refused.value.field == "expects.response_contains"
+    assert "no such expectation family" in refused.value.message
+
+
+def test_a_blocked_name_frees_it_for_a_replacement() -> None:
+    replacement = Registers("zeroclaw_eval_register_tools", ("echo", object))
+    registry = registry_with(("my-echo", replacement), blocked=["echo"])
+    assert registry.tools["echo"].plugin == "my-echo"
+
+
+# --- a plugin family gets the same admission ---------------------------------------
+
+
+class Entry(Params):
+    path: str
+    min_size: int = 1
+
+
+class FileWritten(Family[list[Entry]]):
+    """A plugin family with object parameters and a rule of its own."""
+
+    name = "file_written"
+    params = list[Entry]
+
+    def rules(self, params: list[Entry], expects: Mapping[str, Any]) -> Iterable[Problem]:
+        for index, entry in enumerate(params):
+            if entry.path.startswith("/"):
+                yield Problem((index, "path"), "must be relative to the workspace")
+
+    def grade(self, params: list[Entry], run: RunRecord) -> list[CheckResult]:
+        return [CheckResult(f"{self.name}: {e.path}", False, "no file") for e in params]
+
+
+class Retries(Family[int]):
+    name = "retries"
+    params = int
+
+    def grade(self, params: int, run: RunRecord) -> list[CheckResult]:
+        return [CheckResult(f"{self.name}: {params}", len(run.calls) == params, "counted")]
+
+
+class Mentions(Family[list[str]]):
+    """Plain ``str`` parameters: the empty-string rule must still apply."""
+
+    name = "mentions"
+    params = list[str]
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        return [CheckResult(f"{self.name}: {p}", False, "absent") for p in params]
+
+
+class Tagged(Mentions):
+    """Opts out of the empty-string rule, on purpose."""
+
+    name = "tagged"
+    allow_empty_strings = True
+
+
+class Silent(Family[list[str]]):
+    """Grades nothing, whatever it is given: it can never produce a check."""
+
+    name = "silent"
+    params = list[str]
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        return []
+
+
+class BrokenRules(Mentions):
+    name = "broken_rules"
+
+    def rules(self, params: list[str], expects: Mapping[str, Any]) -> Iterable[Problem]:
+        raise TypeError("oops")
+
+
+class LaxModel(BaseModel):
+    """A parameter model that forgets ``extra="forbid"`` (pydantic ignores unknown keys)."""
+
+    path: str
+
+
+class LaxDict(TypedDict):
+    path: str
+
+
+class Forbidding(TypedDict):
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    path: str
+
+
+class AcmePlugin:
+    @hookimpl
+    def zeroclaw_eval_register_families(self, register: Callable[[Family[Any]], None]) -> None:
+        for family in (FileWritten(), Retries(), Mentions(), Tagged(), Silent(), BrokenRules()):
+            register(family)
+
+    @hookimpl
+    def zeroclaw_eval_register_tools(
+        self, register: Callable[[str, Callable[[], Tool]], None]
+    ) -> None:
+        del register  # registers none: a hook may register nothing
+
+
+@pytest.fixture(scope="module")
+def acme() -> Registry:
+    return registry_with(("acme", AcmePlugin()))
+
+
+PLUGIN_REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
+    "strict_int": ({"retries": "2"}, 'expects.retries="2"', "must be an integer, not a string"),
+    "strict_int_not_bool": (
+        {"retries": True},
+        "expects.retries=true",
+        "must be an integer, not a boolean",
+    ),
+    "strict_str": ({"file_written": [{"path": 3}]}, "expects.file_written[0].path=3", "string"),
+    "unknown_key_in_params_model": (
+        {"file_written": [{"path": "a.txt", "min_bytes": 1}]},
+        "expects.file_written[0].min_bytes=1",
+        "unknown key",
+    ),
+    "empty_string_in_plain_str": (
+        {"mentions": ["ok", ""]},
+        'expects.mentions[1]=""',
+        "must not be empty (an empty string matches anything)",
+    ),
+    "empty_string_in_params_model": (
+        {"file_written": [{"path": ""}]},
+        'expects.file_written[0].path=""',
+        "must not be empty",
+    ),
+    "own_rule": (
+        {"file_written": [{"path": "a"}, {"path": "/etc/passwd"}]},
+        'expects.file_written[1].path="/etc/passwd"',
+        "must be relative to the workspace",
+    ),
+    "produces_no_check": (
+        {"silent": ["anything"]},
+        "expects",
+        "declares nothing that would produce a check",
+    ),
+    "only_empty_lists": (
+        {"mentions": [], "file_written": []},
+        "expects",
+        "declares nothing that would produce a check",
+    ),
+    "rules_raise": (
+        {"broken_rules": ["x"]},
+        "expects.broken_rules",
+        "family 'broken_rules' of plugin 'acme' failed during admission: TypeError: oops",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("expects", "field", "says"), PLUGIN_REFUSALS.values(), ids=PLUGIN_REFUSALS.keys()
+)
+def test_a_plugin_family_gets_the_same_admission(
+    expects: dict[str, Any],
+    field: str,
+    says: str,
+    acme: Registry,
+    replay: RunMode,
+    write_case: Callable[..., Path],
+) -> None:
+    path = write_case(echo_case(expects=expects))
+    with pytest.raises(AdmissionError) as refused:
+        admit_file(path, acme, replay)
+    assert (refused.value.source, refused.value.field) == (str(path), field)
+    assert says in refused.value.message
+
+
+def test_a_plugin_family_may_allow_empty_strings(
+    acme: Registry, replay: RunMode, write_case: Callable[..., Path]
+) -> None:
+    case = admit_file(write_case(echo_case(expects={"tagged": [""]})), acme, replay)
+    assert [e.plugin for e in case.expectations] == ["acme"]
+
+
+def test_plugin_and_built_in_families_are_admitted_together(
+    acme: Registry, replay: RunMode, write_case: Callable[..., Path]
+) -> None:
+    expects = {"file_written": [{"path": "out.txt"}], "retries": 1, "exact_tool_calls": 1}
+    case = admit_file(write_case(echo_case(expects=expects)), acme, replay)
+    assert [(e.name, e.plugin) for e in case.expectations] == [
+        ("file_written", "acme"),
+        ("retries", "acme"),
+        ("exact_tool_calls", "tools"),
+    ]
+
+
+def family_of(params: Any) -> Family[Any]:
+    class Custom(Family[Any]):
+        name = "custom"
+
+        def grade(self, params: Any, run: RunRecord) -> list[CheckResult]:
+            return [CheckResult(self.name, False, "no")]
+
+    Custom.params = params
+    return Custom()
+
+
+@pytest.mark.parametrize(
+    ("params", "lax"),
+    [
+        (list[LaxModel], "LaxModel"),
+        (LaxDict, "LaxDict"),
+        (dict[str, list[LaxModel]], "LaxModel"),
+    ],
+    ids=["model", "typed_dict", "nested"],
+)
+def test_a_family_whose_parameters_accept_unknown_keys_is_refused(params: Any, lax: str) -> None:
+    plugin = Registers("zeroclaw_eval_register_families", (family_of(params),))
+    with pytest.raises(PluginLoadError) as refused:
+        registry_with(("lax-plugin", plugin))
+    assert str(refused.value) == (
+        f"plugin 'lax-plugin' registered family 'custom' whose parameters accept unknown "
+        f'keys ({lax}): build them on zeroclaw_eval.Params, or set extra="forbid"'
+    )
+
+
+@pytest.mark.parametrize("params", [list[Entry], Forbidding, dict[str, int], list[str]])
+def test_parameters_that_refuse_unknown_keys_are_accepted(params: Any) -> None:
+    plugin = Registers("zeroclaw_eval_register_families", (family_of(params),))
+    assert registry_with(("strict-plugin", plugin)).families["custom"].plugin == "strict-plugin"
