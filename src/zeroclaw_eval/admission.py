@@ -13,6 +13,7 @@ steps). The first problem found is reported as one line:
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,10 @@ from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CheckResult
 
 Path_ = tuple[str | int, ...]
+
+#: The largest fixture file admitted. A fixture is hand-written JSON; one this big
+#: is a mistake (a committed log dump), and reading it whole would cost gigabytes.
+MAX_FIXTURE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -86,13 +91,25 @@ def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | N
     """
     name = source or str(path)
     try:
-        raw_bytes = path.read_bytes()
+        kind = path.stat().st_mode
+        # Checked before opening: opening a FIFO blocks until a writer comes, and a
+        # device (a link to /dev/zero, say) never ends.
+        if stat.S_ISDIR(kind):
+            raise IsADirectoryError
+        if not stat.S_ISREG(kind):
+            raise AdmissionError(name, "", "is not a regular file (a FIFO, socket or device)")
+        with path.open("rb") as handle:
+            raw_bytes = handle.read(MAX_FIXTURE_BYTES + 1)
     except IsADirectoryError:
         raise AdmissionError(name, "", "is a directory, not a fixture file") from None
     except FileNotFoundError:
         raise AdmissionError(name, "", "cannot be read: no such file (dangling link?)") from None
     except OSError as exc:
         raise AdmissionError(name, "", f"cannot be read: {exc.strerror or exc}") from None
+    if len(raw_bytes) > MAX_FIXTURE_BYTES:
+        raise AdmissionError(
+            name, "", f"larger than {MAX_FIXTURE_BYTES // 2**20} MiB: too big to be a fixture"
+        )
     try:
         text = raw_bytes.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -1,15 +1,23 @@
 """JSON parsing that refuses what ``json.loads`` lets through silently.
 
-Duplicate keys (the last one would win, hiding the first) and non-finite numbers
-(``NaN``, ``Infinity``, or ``1e999``, which overflows to infinity) are refused with
-the path of the offending value, so the error can name the field.
+Duplicate keys (the last one would win, hiding the first), non-finite numbers
+(``NaN``, ``Infinity``, or ``1e999``, which overflows to infinity), integers too
+long for Python to convert, and strings holding a lone surrogate (``"\\ud800"``:
+not Unicode text, and unprintable as UTF-8) are refused with the path of the
+offending value, so the error can name the field.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
+
+# A lone surrogate in the parsed tree comes from a ``\\uD800``-``\\uDFFF`` escape
+# or from the text itself (not when it was decoded from UTF-8, which refuses them):
+# only then is the tree searched.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class StrictJSONError(ValueError):
@@ -63,9 +71,21 @@ def loads(text: str) -> Any:
         refused = True
         return _Refused(f"number {literal} is too large (overflows to infinity)")
 
+    def integer(literal: str) -> int | _Refused:
+        try:
+            return int(literal)
+        except ValueError:  # longer than sys.get_int_max_str_digits()
+            nonlocal refused
+            refused = True
+            return _Refused(f"integer of {len(literal)} digits is too large")
+
     try:
         data = json.loads(
-            text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number
+            text,
+            object_pairs_hook=pairs,
+            parse_constant=constant,
+            parse_float=number,
+            parse_int=integer,
         )
     except json.JSONDecodeError as exc:
         raise StrictJSONError(
@@ -76,7 +96,35 @@ def loads(text: str) -> Any:
     if refused:
         path, marker = _find_refused(data, ())
         raise StrictJSONError(path, marker.message)
+    if _SURROGATE_ESCAPE.search(text) or not _is_text(text):
+        _refuse_lone_surrogates(data)
     return data
+
+
+def _refuse_lone_surrogates(data: Any) -> None:
+    """Raise for the first string (key or value) that is not valid Unicode text."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    while stack:
+        current, where = stack.pop()
+        children: list[tuple[Any, tuple[str | int, ...]]] = []
+        if isinstance(current, dict):
+            for key, child in current.items():
+                if not _is_text(key):
+                    raise StrictJSONError(where, "a key holds a lone surrogate (not Unicode text)")
+                children.append((child, (*where, key)))
+        elif isinstance(current, list):
+            children = [(child, (*where, index)) for index, child in enumerate(current)]
+        elif isinstance(current, str) and not _is_text(current):
+            raise StrictJSONError(where, "holds a lone surrogate (not Unicode text)")
+        stack.extend(reversed(children))
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _find_refused(
