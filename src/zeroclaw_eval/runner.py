@@ -1,15 +1,19 @@
 """Running cases: a fresh agent per case, the mode's provider, then grading.
 
 A run error fails its case and is reported with it; it never stops the suite.
-Grading sees only the case's expectations and the :class:`RunRecord`: families
-never see the provider, and nothing here formats.
+Nor does a case that hangs: each runs in a worker thread under the wall-clock
+limit ``case_timeout_s``. Grading sees only the case's expectations and the
+:class:`RunRecord`: families never see the provider, and nothing here formats.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.agent import Agent
@@ -19,8 +23,64 @@ from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
 from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.registry import Registry
-from zeroclaw_eval.report import CaseReport, SuiteReport
+from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport, plural
 from zeroclaw_eval.suite import load_suite
+
+T = TypeVar("T")
+
+
+class SuiteInterrupted(KeyboardInterrupt):
+    """A signal asked the suite to stop; :func:`run_cases` then returns a partial report.
+
+    Ctrl-C arrives as a plain :class:`KeyboardInterrupt` (``SIGINT``); the CLI turns
+    ``SIGTERM`` into this, carrying the signal.
+    """
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+class CaseTimeout(RunError):
+    """A case did not finish within ``case_timeout_s``."""
+
+
+def call_with_timeout(timeout_s: float, function: Callable[[], T], name: str = "case") -> T:
+    """``function()``, run in a worker thread, or :class:`CaseTimeout` after ``timeout_s``.
+
+    A Python thread cannot be killed. A call that times out is abandoned: its
+    thread is a daemon, so it never keeps the process alive at exit, and whatever
+    it returns later is dropped. (It still holds the GIL whenever it runs Python
+    code; a call stuck inside C code that never releases the GIL cannot be
+    abandoned at all, which is why regex searches run in a separate process.)
+
+    Anything ``function`` raises is raised here; ``SystemExit`` and other
+    non-``Exception`` errors are turned into a :class:`RunError`, so a plugin that
+    calls ``sys.exit(0)`` fails its case instead of ending the run green.
+    """
+    done = threading.Event()
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(function())
+        except Exception as exc:
+            failure.append(exc)
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt raised by the code run
+            failure.append(RunError(f"unexpected {type(exc).__name__}: {exc}"))
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name=f"zeroclaw-eval {name}", daemon=True).start()
+    if not done.wait(timeout_s):
+        raise CaseTimeout(
+            f"did not finish within case_timeout_s={timeout_s:g} s: abandoned "
+            "(a hung tool, provider or family?)"
+        )
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 def execute(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> RunRecord:
@@ -35,26 +95,69 @@ def execute(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -
 
 
 def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> CaseReport:
-    """Run and grade one case; a run error becomes the report's ``error``."""
+    """Run and grade one case; a run error becomes the report's ``error``.
+
+    Running and grading together may take ``config.case_timeout_s`` seconds; a case
+    that takes longer is a run error, and is abandoned (see :func:`call_with_timeout`).
+    """
     started = time.perf_counter()
+
+    def run_and_grade() -> tuple[CheckResult, ...]:
+        return case.grade(execute(case, mode, registry, config))
+
     try:
-        run = execute(case, mode, registry, config)
+        checks = call_with_timeout(config.case_timeout_s, run_and_grade, case.name)
     except RunError as exc:
         error = f"case {case.name!r}: {exc}"
         return CaseReport(case.name, case.source, (), error, time.perf_counter() - started)
     except Exception as exc:  # a tool, provider or mode bug fails this case only
         error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
         return CaseReport(case.name, case.source, (), error, time.perf_counter() - started)
-    checks = case.grade(run)
     return CaseReport(case.name, case.source, checks, None, time.perf_counter() - started)
 
 
 def run_cases(
     cases: Iterable[Case], mode: RunMode, registry: Registry, config: EvalConfig, *, suite: str = ""
 ) -> SuiteReport:
-    """Run already admitted cases in order and collect their reports."""
-    reports = tuple(run_case(case, mode, registry, config) for case in cases)
-    return SuiteReport(suite, reports, mode.name)
+    """Run already admitted cases in order and collect their reports.
+
+    On :class:`KeyboardInterrupt` (Ctrl-C, or :class:`SuiteInterrupted` for another
+    signal) it stops and returns a partial report marked ``interrupted``.
+    """
+    admitted = list(cases)
+    reports: list[CaseReport] = []
+    try:
+        for case in admitted:
+            reports.append(run_case(case, mode, registry, config))
+    except KeyboardInterrupt as exc:
+        signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
+        return interrupted_report(suite, mode.name, admitted, reports, signum)
+    return SuiteReport(suite, tuple(reports), mode.name)
+
+
+def interrupted_report(
+    suite: str, mode: str, cases: list[Case], finished: list[CaseReport], signum: int
+) -> SuiteReport:
+    """The partial report of a suite stopped by ``signum``: nothing in it is silently missing.
+
+    The finished cases keep their reports; the case that was running and every case
+    not yet run are listed as failed with an error saying so.
+    """
+    name = signal.Signals(signum).name
+    done = len(finished)
+    rest = [
+        CaseReport(
+            case.name,
+            case.source,
+            error=f"interrupted by {name} before it finished" if index == done else "not run",
+        )
+        for index, case in enumerate(cases[done:], start=done)
+    ]
+    summary = (
+        f"interrupted by {name} after {done} of {plural(len(cases), 'case')}: "
+        f"{len(rest)} did not finish"
+    )
+    return SuiteReport(suite, (*finished, *rest), mode, (summary,), interrupted=name)
 
 
 def run_suite(

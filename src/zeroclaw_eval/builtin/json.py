@@ -24,6 +24,7 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "failed": len(report.cases) - report.passed_count,
         "all_passed": report.all_passed,
         "errors": list(report.errors),
+        "interrupted": report.interrupted,
         "cases": [
             {
                 "name": case.name,
