@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from zeroclaw_eval import Registry, RunMode, get_plugin_manager
 
 TESTS = Path(__file__).parent
 PROJECT = TESTS.parent
+
+# Property tests: bounded and reproducible in CI (the same examples on every run, no
+# example database); HYPOTHESIS_PROFILE=thorough searches further, for a local hunt.
+settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True, database=None)
+settings.register_profile("thorough", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")

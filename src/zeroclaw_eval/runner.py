@@ -8,6 +8,7 @@ limit ``case_timeout_s``. Grading sees only the case's expectations and the
 
 from __future__ import annotations
 
+import queue
 import signal
 import threading
 import time
@@ -45,24 +46,48 @@ class CaseTimeout(RunError):
     """A case did not finish within ``case_timeout_s``."""
 
 
-def call_with_timeout(timeout_s: float, function: Callable[[], T], name: str = "case") -> T:
+class _Worker:
+    """A daemon thread that runs the calls of the one thread that owns it, in turn.
+
+    Kept for the next call rather than started per call: handing a call to a
+    waiting thread costs a fraction of starting one, which a suite of thousands of
+    millisecond-long cases notices.
+    """
+
+    def __init__(self) -> None:
+        self.calls: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="zeroclaw-eval case", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            self.calls.get()()
+
+
+_workers = threading.local()
+
+
+def call_with_timeout(timeout_s: float, function: Callable[[], T]) -> T:
     """``function()``, run in a worker thread, or :class:`CaseTimeout` after ``timeout_s``.
 
-    A Python thread cannot be killed. A call that times out is abandoned: its
-    thread is a daemon, so it never keeps the process alive at exit, and whatever
-    it returns later is dropped. (It still holds the GIL whenever it runs Python
-    code; a call stuck inside C code that never releases the GIL cannot be
-    abandoned at all, which is why regex searches run in a separate process.)
+    A Python thread cannot be killed. A call that times out is abandoned with its
+    worker (the next call gets a fresh one): the thread is a daemon, so it never
+    keeps the process alive at exit, and whatever it returns later is dropped. It
+    still takes its turns at the GIL whenever it runs Python code; a call stuck in
+    C code that never releases the GIL cannot be abandoned at all, which is why
+    regex searches run in a separate process.
 
     Anything ``function`` raises is raised here; ``SystemExit`` and other
     non-``Exception`` errors are turned into a :class:`RunError`, so a plugin that
     calls ``sys.exit(0)`` fails its case instead of ending the run green.
     """
+    worker: _Worker | None = getattr(_workers, "worker", None)
+    if worker is None:
+        worker = _workers.worker = _Worker()
     done = threading.Event()
     outcome: list[T] = []
     failure: list[BaseException] = []
 
-    def work() -> None:
+    def call() -> None:
         try:
             outcome.append(function())
         except Exception as exc:
@@ -72,8 +97,14 @@ def call_with_timeout(timeout_s: float, function: Callable[[], T], name: str = "
         finally:
             done.set()
 
-    threading.Thread(target=work, name=f"zeroclaw-eval {name}", daemon=True).start()
-    if not done.wait(timeout_s):
+    worker.calls.put(call)
+    try:
+        finished = done.wait(timeout_s)
+    except BaseException:  # interrupted while waiting: the call may still be running
+        _workers.worker = None
+        raise
+    if not finished:
+        _workers.worker = None
         raise CaseTimeout(
             f"did not finish within case_timeout_s={timeout_s:g} s: abandoned "
             "(a hung tool, provider or family?)"
@@ -106,7 +137,7 @@ def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) 
         return case.grade(execute(case, mode, registry, config))
 
     try:
-        checks = call_with_timeout(config.case_timeout_s, run_and_grade, case.name)
+        checks = call_with_timeout(config.case_timeout_s, run_and_grade)
     except RunError as exc:
         error = f"case {case.name!r}: {exc}"
         return CaseReport(case.name, case.source, (), error, time.perf_counter() - started)
