@@ -91,25 +91,24 @@ def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | N
     """
     name = source or str(path)
     try:
-        kind = path.stat().st_mode
+        status = path.stat()
         # Checked before opening: opening a FIFO blocks until a writer comes, and a
         # device (a link to /dev/zero, say) never ends.
-        if stat.S_ISDIR(kind):
+        if stat.S_ISDIR(status.st_mode):
             raise IsADirectoryError
-        if not stat.S_ISREG(kind):
+        if not stat.S_ISREG(status.st_mode):
             raise AdmissionError(name, "", "is not a regular file (a FIFO, socket or device)")
-        with path.open("rb") as handle:
-            raw_bytes = handle.read(MAX_FIXTURE_BYTES + 1)
+        if status.st_size > MAX_FIXTURE_BYTES:
+            raise AdmissionError(
+                name, "", f"larger than {MAX_FIXTURE_BYTES // 2**20} MiB: too big to be a fixture"
+            )
+        raw_bytes = path.read_bytes()
     except IsADirectoryError:
         raise AdmissionError(name, "", "is a directory, not a fixture file") from None
     except FileNotFoundError:
         raise AdmissionError(name, "", "cannot be read: no such file (dangling link?)") from None
     except OSError as exc:
         raise AdmissionError(name, "", f"cannot be read: {exc.strerror or exc}") from None
-    if len(raw_bytes) > MAX_FIXTURE_BYTES:
-        raise AdmissionError(
-            name, "", f"larger than {MAX_FIXTURE_BYTES // 2**20} MiB: too big to be a fixture"
-        )
     try:
         text = raw_bytes.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -8,14 +8,13 @@ means every case passed, and nothing else.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -84,20 +83,33 @@ def _emit(document: str) -> None:
     pipe) is a :class:`ReportError`: exit 1, never a report silently lost."""
     from zeroclaw_eval.errors import ReportError
 
-    if sys.stdout is None:  # started with stdout closed
+    stream = sys.stdout
+    if stream is None:  # started with stdout closed
         raise ReportError("cannot write the report: stdout is closed")
-    if isinstance(sys.stdout, io.TextIOWrapper):
-        # Text a stdout encoding cannot hold is escaped rather than lost in a crash.
-        sys.stdout.reconfigure(errors="backslashreplace")
     try:
-        click.echo(document, nl=False)
-        sys.stdout.flush()
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:
+            click.echo(document, nl=False)
+        else:
+            stream.flush()
+            # Text the stream's encoding cannot hold is escaped, not a crash.
+            data = memoryview(document.encode(stream.encoding or "utf-8", "backslashreplace"))
+            # When the reader goes away mid-write, a buffered write returns the count
+            # it managed and drops the rest without raising: write until all of it
+            # is taken, so that the next write raises instead.
+            while data:
+                written = buffer.write(data)
+                if not written:
+                    raise OSError("stdout took no data")
+                data = data[written:]
+        stream.flush()
     except OSError as exc:
         # Point stdout at the null device, so that the interpreter's own flush at
         # exit does not fail a second time with a traceback.
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
+        with suppress(OSError, ValueError):  # a stream with no file descriptor
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, stream.fileno())
+            os.close(null)
         raise ReportError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
 
 
