@@ -195,6 +195,7 @@ def test_a_hung_tool_is_a_run_error_after_case_timeout_s(fault_run: FaultRun, na
         ("number", "tool 'number' returned int, not text"),
         ("bad-output", "tool 'bad_output' returned bytes, not text"),
     ],
+    ids=["raises", "returns-int", "returns-bytes"],
 )
 def test_a_tool_that_raises_or_returns_no_text_is_a_recorded_failed_call(
     fault_run: FaultRun, name: str, error: str
@@ -275,6 +276,7 @@ def test_regex_search_outcomes_and_recovery_after_a_timeout() -> None:
         ("inf", "finite number"),
         ("nan", "finite number"),
     ],
+    ids=["zero", "negative", "string", "bool", "inf", "nan"],
 )
 def test_case_timeout_s_refuses_values_that_are_not_a_positive_duration(
     tmp_path: Path, value: str, message: str

@@ -97,7 +97,7 @@ def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | N
         if stat.S_ISDIR(status.st_mode):
             raise IsADirectoryError
         if not stat.S_ISREG(status.st_mode):
-            raise AdmissionError(name, "", "is not a regular file (a FIFO, socket or device)")
+            raise AdmissionError(name, "", "is not a regular file (a pipe, socket or device)")
         if status.st_size > MAX_FIXTURE_BYTES:
             raise AdmissionError(
                 name, "", f"larger than {MAX_FIXTURE_BYTES // 2**20} MiB: too big to be a fixture"
