@@ -240,6 +240,21 @@ def test_a_family_that_hangs_while_grading_is_a_run_error(fault_run: FaultRun) -
     assert f"did not finish within case_timeout_s={TIMEOUT_S} s" in case["error"]
 
 
+def test_a_family_whose_admission_rules_raise_refuses_the_fixture_naming_plugin_and_family(
+    tmp_path: Path, faulty_env: dict[str, str]
+) -> None:
+    suite = write_suite(
+        tmp_path / "suite", {"bad": answer_case("rules", "x", {"explodes_when_admitted": True})}
+    )
+    result = zeroclaw("eval", "run", "--suite", suite, env=faulty_env)
+    assert result.returncode == 1
+    assert assert_clean_errors(result.stderr)[1] == (
+        f"Error: {suite / 'bad.json'}: expects.explodes_when_admitted: family "
+        "'explodes_when_admitted' of plugin 'faulty' failed during admission: "
+        "KeyError: 'a bug in the rules'"
+    )
+
+
 def test_a_catastrophic_regex_fails_its_check_without_hanging_the_run(
     tmp_path: Path,
 ) -> None:

@@ -6,7 +6,8 @@ Tools: ``hang`` (blocks forever; first writes the file named by
 ``bad_output`` (a ToolResult whose output is not text), ``exit`` (calls
 ``sys.exit(0)``). Families: ``explodes_when_graded`` and ``hangs_when_graded``
 (each grades an empty run normally, so admission accepts them, and fails on a real
-run). Formatters: ``explode`` (raises) and ``not_text`` (returns None).
+run), ``explodes_when_admitted`` (its admission rules raise). Formatters:
+``explode`` (raises) and ``not_text`` (returns None).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from zeroclaw_eval import (
     CheckResult,
     Family,
     Formatter,
+    Problem,
     RunRecord,
     SuiteReport,
     ToolResult,
@@ -105,6 +107,17 @@ class HangsWhenGraded(Family[bool]):
         raise AssertionError("unreachable")
 
 
+class ExplodesWhenAdmitted(Family[bool]):
+    name = "explodes_when_admitted"
+    params = bool
+
+    def rules(self, params: bool, expects: Mapping[str, Any]) -> Iterable[Problem]:
+        raise KeyError("a bug in the rules")
+
+    def grade(self, params: bool, run: RunRecord) -> list[CheckResult]:
+        return [CheckResult(self.name, False, "never admitted")]
+
+
 class Explode(Formatter):
     name = "explode"
     machine_readable = True
@@ -130,6 +143,7 @@ def zeroclaw_eval_register_tools(register: Callable[[str, Callable[[], Any]], No
 def zeroclaw_eval_register_families(register: Callable[[Family[Any]], None]) -> None:
     register(ExplodesWhenGraded())
     register(HangsWhenGraded())
+    register(ExplodesWhenAdmitted())
 
 
 @hookimpl
