@@ -88,7 +88,7 @@ def _emit(document: str) -> None:
         raise ReportError("cannot write the report: stdout is closed")
     try:
         buffer = getattr(stream, "buffer", None)
-        if buffer is None:
+        if buffer is None or stream.isatty():  # a terminal: click knows its quirks
             click.echo(document, nl=False)
         else:
             stream.flush()
