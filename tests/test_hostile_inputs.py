@@ -244,3 +244,30 @@ def test_a_reader_that_goes_away_is_an_error_not_a_silent_pass(tmp_path: Path) -
     stderr = process.stderr.read().decode()
     assert process.wait(timeout=60) == 1
     assert assert_clean_errors(stderr) == ["Error: cannot write the report to stdout: Broken pipe"]
+
+
+# --- configuration files --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'[eval]\nsuite_dir = "caf\xe9"\n', "not UTF-8 text (invalid byte at offset 23)"),
+        (b'[eval]\nsuite_dir = "a"\nsuite_dir = "b"\n', "not valid TOML: "),
+        (b"[eval]\ncase_timeout = 5\n", "eval.case_timeout: unknown key"),
+        (None, "cannot read: "),
+    ],
+    ids=["not-utf8", "duplicate-key", "unknown-key", "directory"],
+)
+def test_a_hostile_config_file_is_one_error_naming_it(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    config = tmp_path / "zeroclaw.toml"
+    if content is None:
+        config.mkdir()
+    else:
+        config.write_bytes(content)
+    result = zeroclaw("eval", "run", "--config", config)
+    assert result.returncode == 1
+    (line,) = assert_clean_errors(result.stderr)
+    assert line.startswith(f"Error: {config}: {message}"), line

@@ -105,6 +105,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # tomllib decodes without wrapping the error
+        raise ConfigError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from None
 
 
 def _eval_table(document: dict[str, Any], path: Path, *, pyproject: bool) -> tuple[Any, str]:
