@@ -33,8 +33,13 @@ TIMEOUT_S = 2.0
 #: The longest matched text sent back: enough for a check's detail.
 _KEEP = 200
 
+#: Seconds the worker may take to start; not counted in any search's time.
+_START_S = 30.0
+
 _WORKER = f"""
 import json, re, sys
+sys.stdout.write("[]\\n")
+sys.stdout.flush()
 for line in sys.stdin:
     pattern, text = json.loads(line)
     try:
@@ -93,6 +98,15 @@ class _Worker:
         # Replies are awaited with a timeout through a queue: a blocking read of
         # the pipe could not be given one portably.
         threading.Thread(target=self._read, args=(stdout,), daemon=True).start()
+        # Wait for it to be ready, so that a slow start on a busy machine is not
+        # counted against the first search.
+        try:
+            ready = self.replies.get(timeout=_START_S)
+        except queue.Empty:
+            ready = b""
+        if ready.strip() != b"[]":
+            self.stop()
+            raise OSError(f"it did not start within {_START_S:g} s")
 
     def _read(self, stdout: IO[bytes]) -> None:
         for line in stdout:
