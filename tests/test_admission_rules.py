@@ -136,6 +136,17 @@ RULES: list[tuple[str, str | dict[str, Any], str]] = [
         expects(response_matches=["(unclosed"]),
         'expects.response_matches[0]="(unclosed": not a valid regular expression',
     ),
+    (
+        "regex-repeat-too-large",
+        expects(response_matches=["a{99999999999}"]),
+        'expects.response_matches[0]="a{99999999999}": not a valid regular expression: '
+        "the repetition number is too large",
+    ),
+    (
+        "regex-nested-too-deeply",
+        expects(response_matches=["(" * 2000 + "a" + ")" * 2000]),
+        'expects.response_matches[0]="' + "(" * 55 + '...": not a valid regular expression',
+    ),
     # replay: every turn needs its script
     (
         "turn-without-steps",

@@ -84,10 +84,13 @@ class ResponseMatches(Family[list[str]]):
 
     def rules(self, params: list[str], expects: Mapping[str, Any]) -> Iterable[Problem]:
         for index, pattern in enumerate(params):
+            # re raises more than re.error for patterns it cannot compile.
             try:
                 re.compile(pattern)
-            except re.error as exc:
+            except (re.error, OverflowError) as exc:  # OverflowError: a{99999999999}
                 yield Problem((index,), f"not a valid regular expression: {exc}")
+            except RecursionError:
+                yield Problem((index,), "not a valid regular expression: nested too deeply")
 
     def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
         return [self._grade_one(pattern, run) for pattern in params]
