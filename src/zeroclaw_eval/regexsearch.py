@@ -155,7 +155,7 @@ def search(pattern: str, text: str, timeout_s: float = TIMEOUT_S) -> Outcome:
             if _worker is None:
                 _worker = _Worker()
             outcome = _worker.search(pattern, text, timeout_s)
-        except OSError as exc:  # it could not start, or died while reading the request
+        except (OSError, ValueError) as exc:  # it could not start, died, or garbled a reply
             outcome = Error(f"the regex process failed: {exc}")
         if not isinstance(outcome, (Found, NotFound)) and _worker is not None:
             _worker.stop()
