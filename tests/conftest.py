@@ -4,6 +4,7 @@ a runner for the installed ``zeroclaw`` console script."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from zeroclaw_eval import Registry, RunMode, get_plugin_manager
 
@@ -50,6 +52,13 @@ def zeroclaw_all(
         stdout, stderr = process.communicate(timeout=120)
         done[name] = subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
     return done
+
+
+# Property tests: bounded and reproducible in CI (the same examples on every run, no
+# example database); HYPOTHESIS_PROFILE=thorough searches further, for a local hunt.
+settings.register_profile("ci", max_examples=200, deadline=None, derandomize=True, database=None)
+settings.register_profile("thorough", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ steps). The first problem found is reported as one line:
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,9 @@ Path_ = tuple[str | int, ...]
 
 _MISSING = object()
 """Stands for a value absent from the document (a missing key)."""
+#: The largest fixture file admitted. A fixture is hand-written JSON; one this big
+#: is a mistake (a committed log dump), and reading it whole would cost gigabytes.
+MAX_FIXTURE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -88,10 +92,18 @@ def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | N
     ``source`` is how the file is named in messages and reports (default: ``path``).
     """
     name = source or str(path)
-    if path.exists() and not path.is_file() and not path.is_dir():
-        # Reading a pipe blocks until a writer comes, and /dev/zero never ends.
-        raise AdmissionError(name, "", "is not a regular file (a pipe, socket or device)")
     try:
+        status = path.stat()
+        # Checked before opening: opening a FIFO blocks until a writer comes, and a
+        # device (a link to /dev/zero, say) never ends.
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(status.st_mode):
+            raise AdmissionError(name, "", "is not a regular file (a pipe, socket or device)")
+        if status.st_size > MAX_FIXTURE_BYTES:
+            raise AdmissionError(
+                name, "", f"larger than {MAX_FIXTURE_BYTES // 2**20} MiB: too big to be a fixture"
+            )
         raw_bytes = path.read_bytes()
     except IsADirectoryError:
         raise AdmissionError(name, "", "is a directory, not a fixture file") from None

@@ -9,11 +9,15 @@ means every case passed, and nothing else.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 import click
@@ -22,7 +26,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.config import LoadedConfig
     from zeroclaw_eval.plugins import PluginManager
     from zeroclaw_eval.registry import Registry
-    from zeroclaw_eval.report import Formatter
+    from zeroclaw_eval.report import Formatter, SuiteReport
 
 # The harness itself is imported inside the commands: ``zeroclaw --help`` and
 # usage errors answer without paying for pydantic and the plugins.
@@ -44,15 +48,15 @@ def eval_group() -> None:
 @contextmanager
 def _errors() -> Iterator[None]:
     """Turn the harness's own errors into ``Error: ...`` lines and exit code 1."""
-    from zeroclaw_eval.errors import SuiteLoadError, ZeroclawEvalError
+    from zeroclaw_eval.errors import SuiteLoadError, ZeroclawEvalError, one_line
 
     try:
         yield
     except ZeroclawEvalError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {one_line(str(exc))}", err=True)
         if isinstance(exc, SuiteLoadError):
             for problem in exc.problems:
-                click.echo(f"Error: {problem}", err=True)
+                click.echo(f"Error: {one_line(problem)}", err=True)
         sys.exit(1)
 
 
@@ -63,6 +67,81 @@ class InProcessPlugins:
     """
 
     plugins: tuple[object, ...] = ()
+
+
+def _render(registry: Registry, formatter: Formatter, report: SuiteReport) -> str:
+    """The formatter's document. A formatter that raises is a :class:`ReportError`
+    naming it and its plugin: exit 1, never a missing report read as a pass."""
+    from zeroclaw_eval.errors import ReportError
+
+    try:
+        document = formatter.render(report)
+    except Exception as exc:
+        entry = registry.formatters.get(formatter.name)
+        plugin = entry.plugin if entry is not None else "?"
+        raise ReportError(
+            f"formatter {formatter.name!r} of plugin {plugin!r} raised {type(exc).__name__}: {exc}"
+        ) from None
+    if not isinstance(document, str):
+        raise ReportError(
+            f"formatter {formatter.name!r} returned {type(document).__name__}, not text"
+        )
+    return document
+
+
+def _emit(document: str) -> None:
+    """Write the report to stdout. Not being able to (stdout closed, full, a broken
+    pipe) is a :class:`ReportError`: exit 1, never a report silently lost."""
+    from zeroclaw_eval.errors import ReportError
+
+    stream = sys.stdout
+    if stream is None:  # started with stdout closed
+        raise ReportError("cannot write the report: stdout is closed")
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None or stream.isatty():  # a terminal: click knows its quirks
+            click.echo(document, nl=False)
+        else:
+            stream.flush()
+            # Text the stream's encoding cannot hold is escaped, not a crash.
+            data = memoryview(document.encode(stream.encoding or "utf-8", "backslashreplace"))
+            # When the reader goes away mid-write, a buffered write returns the count
+            # it managed and drops the rest without raising: write until all of it
+            # is taken, so that the next write raises instead.
+            while data:
+                written = buffer.write(data)
+                if not written:
+                    raise OSError("stdout took no data")
+                data = data[written:]
+        stream.flush()
+    except OSError as exc:
+        # Point stdout at the null device, so that the interpreter's own flush at
+        # exit does not fail a second time with a traceback.
+        with suppress(OSError, ValueError):  # a stream with no file descriptor
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, stream.fileno())
+            os.close(null)
+        raise ReportError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While cases run, SIGTERM (how CI cancels a job) stops the suite as Ctrl-C does:
+    with a partial report marked interrupted, instead of no report at all."""
+    from zeroclaw_eval.runner import SuiteInterrupted
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise SuiteInterrupted(signum)
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
@@ -178,7 +257,7 @@ def run(
     blocked: tuple[str, ...],
 ) -> None:
     """Run a suite and print its report. Exit 0 iff every case passed (unless --no-gate)."""
-    from zeroclaw_eval.errors import SuiteLoadError
+    from zeroclaw_eval.errors import ReportError, SuiteLoadError
     from zeroclaw_eval.report import SuiteReport
     from zeroclaw_eval.report_files import check_writable, resolve, write_reports
     from zeroclaw_eval.runner import run_cases, select_mode
@@ -207,13 +286,17 @@ def run(
             errors = (str(exc), *exc.problems)
             report = SuiteReport(str(directory), (), config.mode, errors)
             if formatter.machine_readable:
-                click.echo(formatter.render(report), nl=False)
+                try:
+                    _emit(_render(registry, formatter, report))
+                except ReportError as failure:  # reported, and the load error still is
+                    click.echo(f"Error: {failure}", err=True)
             write_reports(targets, report)  # CI still gets its report files
             raise
-        report = run_cases(
-            cases, run_mode, registry, config, suite=str(directory), progress=_progress()
-        )
-        click.echo(formatter.render(report), nl=False)
+        with _sigterm_interrupts():
+            report = run_cases(
+                cases, run_mode, registry, config, suite=str(directory), progress=_progress()
+            )
+        _emit(_render(registry, formatter, report))
         write_reports(targets, report)
     sys.exit(report.exit_code())
 

@@ -25,6 +25,10 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 
+#: Default wall-clock limit on one case, in seconds.
+DEFAULT_CASE_TIMEOUT_S = 300.0
+
+
 class LiveConfig(BaseModel):
     """The ``[eval.live]`` table: the OpenAI-compatible endpoint the ``live`` mode calls.
 
@@ -67,6 +71,11 @@ class EvalConfig(BaseModel):
     """The formatter for the report on stdout."""
     max_tool_iterations: int = Field(DEFAULT_MAX_TOOL_ITERATIONS, ge=1)
     """How many model round trips asking for tools one turn may take."""
+    case_timeout_s: float = Field(DEFAULT_CASE_TIMEOUT_S, gt=0, allow_inf_nan=False)
+    """Wall-clock seconds one case (its run and its grading) may take before it is a
+    run error and the suite moves on. Generous by default: replay cases take
+    milliseconds, live ones seconds; the bound is there so that a hung tool or
+    provider costs minutes and a report, not the whole CI job."""
     gating: bool = True
     """Whether failures make ``zeroclaw eval run`` exit 1. Only non-gating suites
     (capability, live) turn it off; the regression gate never does."""

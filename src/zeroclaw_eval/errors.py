@@ -6,7 +6,25 @@ for any :class:`ZeroclawEvalError` and exits 1; nothing below it prints.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break and control character escaped (``\\n``, ``\\x1b``...).
+
+    Error messages quote file names, keys and values taken from hostile input; a
+    newline in one of them must not split the message, nor forge a second line in
+    a CI log; a lone surrogate must not make the message unprintable.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        char.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(char) in ("Cc", "Cs", "Zl", "Zp")
+        else char
+        for char in text
+    )
 
 
 class ZeroclawEvalError(Exception):
@@ -34,7 +52,7 @@ class AdmissionError(ZeroclawEvalError):
         self.field = field
         self.message = message
         where = f"{source}: {field}" if field else source
-        super().__init__(f"{where}: {message}")
+        super().__init__(one_line(f"{where}: {message}"))
 
 
 class SuiteLoadError(ZeroclawEvalError):
@@ -47,6 +65,10 @@ class SuiteLoadError(ZeroclawEvalError):
     def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
         self.problems = tuple(problems)
         super().__init__(message)
+
+
+class ReportError(ZeroclawEvalError):
+    """The report could not be rendered (its formatter raised) or written."""
 
 
 class RunError(ZeroclawEvalError):

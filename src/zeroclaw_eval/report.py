@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,10 +53,12 @@ class SuiteReport:
     """The outcome of a whole suite, in suite (path) order.
 
     ``errors`` holds the lines of a failure that stopped the suite before any case
-    ran (a refused fixture, an empty suite...); such a report is never green, and
-    formatters can still render it, so a machine-readable report always exists.
-    ``gating`` is false for a suite that only measures (capability, live): its
-    failures are reported but do not fail the exit code.
+    ran (a refused fixture, an empty suite...), or part-way (an interruption); such
+    a report is never green, and formatters can still render it, so a
+    machine-readable report always exists. ``gating`` is false for a suite that
+    only measures (capability, live): its failures are reported but do not fail the
+    exit code. ``interrupted`` names the signal that stopped a partial report
+    (``"SIGINT"``), else ``None``.
     """
 
     suite: str
@@ -63,6 +66,7 @@ class SuiteReport:
     mode: str = "replay"
     errors: tuple[str, ...] = ()
     gating: bool = True
+    interrupted: str | None = None
 
     @property
     def passed_count(self) -> int:
@@ -71,15 +75,26 @@ class SuiteReport:
     @property
     def all_passed(self) -> bool:
         """True iff nothing stopped the suite, it has cases, and every case passed."""
-        return not self.errors and bool(self.cases) and self.passed_count == len(self.cases)
+        return (
+            not self.errors
+            and self.interrupted is None
+            and bool(self.cases)
+            and self.passed_count == len(self.cases)
+        )
 
     def exit_code(self) -> int:
-        """The CI gate: 0 if and only if every case passed, else 1.
+        """The CI gate: 0 if and only if every case passed, else non-zero.
 
-        A suite with no cases, or one that failed to load, is never green. A
-        non-gating report (``gating`` false) exits 0 whatever its cases did, unless
-        the suite failed to load: a broken suite measures nothing.
+        1 for a failure; a suite with no cases, or one that failed to load, is never
+        green. An interrupted suite exits 128 + the signal number (130 for SIGINT,
+        143 for SIGTERM), as a shell reports a process a signal ended, so CI can
+        tell a cancelled run from a failed one. A non-gating report (``gating``
+        false) exits 0 whatever its cases did, unless the suite failed to load or
+        was interrupted: a broken or cancelled suite measures nothing.
         """
+        if self.interrupted is not None:
+            signum = getattr(signal.Signals, self.interrupted, None)
+            return 128 + signum if signum is not None else 1
         if not self.gating:
             return 1 if self.errors else 0
         return 0 if self.all_passed else 1

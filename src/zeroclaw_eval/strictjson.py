@@ -92,7 +92,9 @@ def loads(text: str) -> Any:
         ) from None
     except RecursionError:
         raise StrictJSONError((), "not valid JSON: nested too deeply") from None
-    if _SURROGATE_ESCAPE.search(text):
+    # A lone surrogate comes from a \u escape, or from text that was never UTF-8
+    # (a str handed in directly); only then is the parsed tree searched.
+    if _SURROGATE_ESCAPE.search(text) or _SURROGATE.search(text):
         _refuse_lone_surrogates(data)  # first: later messages may quote keys
     if refused:
         path, marker = _find_refused(data, ())

@@ -25,6 +25,7 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "all_passed": report.all_passed,
         "gating": report.gating,
         "errors": list(report.errors),
+        "interrupted": report.interrupted,
         "cases": [
             {
                 "name": case.name,

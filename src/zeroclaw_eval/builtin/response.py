@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from zeroclaw_eval import regexsearch
 from zeroclaw_eval.family import Family, NonEmptyStr, Problem
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.record import RunRecord
@@ -83,28 +84,36 @@ class ResponseMatches(Family[list[str]]):
 
     def rules(self, params: list[str], expects: Mapping[str, Any]) -> Iterable[Problem]:
         for index, pattern in enumerate(params):
+            # re raises more than re.error for patterns it cannot compile.
             try:
                 re.compile(pattern)
-            except re.error as exc:
+            except (re.error, OverflowError) as exc:  # OverflowError: a{99999999999}
                 yield Problem((index,), f"not a valid regular expression: {exc}")
+            except RecursionError:
+                yield Problem((index,), "not a valid regular expression: nested too deeply")
 
     def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
-        final = run.final_response
-        results = []
-        for pattern in params:
-            # re keeps compiled patterns in its own cache, so a pattern is compiled
-            # once per process however many cases use it.
-            match = re.search(pattern, final) if final is not None else None
-            results.append(
-                CheckResult(
-                    f"{self.name}: {shorten(pattern)}",
-                    match is not None,
-                    f"matched {shorten(match.group(0))}"
-                    if match
-                    else f"no match: {_observed(run)}",
-                )
+        return [self._grade_one(pattern, run) for pattern in params]
+
+    def _grade_one(self, pattern: str, run: RunRecord) -> CheckResult:
+        check = f"{self.name}: {shorten(pattern)}"
+        if run.final_response is None:
+            return CheckResult(check, False, f"no match: {_observed(run)}")
+        # In a separate process with a time limit: a catastrophically backtracking
+        # pattern must fail its check, not hang the run (see regexsearch).
+        outcome = regexsearch.search(pattern, run.final_response)
+        if isinstance(outcome, regexsearch.Found):
+            return CheckResult(check, True, f"matched {shorten(outcome.text)}")
+        if isinstance(outcome, regexsearch.NotFound):
+            return CheckResult(check, False, f"no match: {_observed(run)}")
+        if isinstance(outcome, regexsearch.TimedOut):
+            detail = (
+                f"the search did not finish within {outcome.seconds:g} s and was stopped "
+                "(catastrophic backtracking? avoid nested quantifiers such as (a+)+): "
+                f"{_observed(run)}"
             )
-        return results
+            return CheckResult(check, False, detail)
+        return CheckResult(check, False, f"the search failed: {outcome.message}")
 
 
 FAMILIES: tuple[Callable[[], Family[Any]], ...] = (

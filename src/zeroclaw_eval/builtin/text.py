@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report import Formatter, SuiteReport
 
@@ -15,15 +16,21 @@ class TextFormatter(Formatter):
     description = "human-readable summary (default)"
 
     def render(self, report: SuiteReport) -> str:
-        lines = [f"error: {error}" for error in report.errors]
+        # Names, sources and messages come from fixtures and plugins: escaped to one
+        # line each, so that none can forge a line of the report (a fake "✓").
+        lines = [f"error: {one_line(error)}" for error in report.errors]
         for case in report.cases:
             mark = "✓" if case.passed else "✗"
+            title = f"{mark} {one_line(case.name)} ({one_line(case.source)})"
             if case.error is not None:
-                lines.append(f"{mark} {case.name} ({case.source}): error: {case.error}")
+                lines.append(f"{title}: error: {one_line(case.error)}")
                 continue
             passed = sum(1 for check in case.checks if check.passed)
-            lines.append(f"{mark} {case.name} ({case.source}): {passed}/{len(case.checks)} checks")
-            lines.extend(f"    ✗ {check.check}: {check.detail}" for check in case.failed_checks)
+            lines.append(f"{title}: {passed}/{len(case.checks)} checks")
+            lines.extend(
+                f"    ✗ {one_line(check.check)}: {one_line(check.detail)}"
+                for check in case.failed_checks
+            )
         lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
         if not report.gating:
             lines.append("not gating: failures are reported but do not change the exit code")
