@@ -26,13 +26,17 @@ def refused(expects: dict[str, Any]) -> AdmissionError:
     ("expects", "field", "message"),
     [
         ({"response_json": {}}, "expects.response_json", "must not be empty"),
-        ({"response_json": ["/status"]}, "expects.response_json", "valid dictionary"),
+        (
+            {"response_json": ["/status"]},
+            "expects.response_json",
+            "must be an object, not an array",
+        ),
         (
             {"response_json": {"status": "ok"}},
             'expects.response_json.status="ok"',
             'must start with "/"',
         ),
-        ({"response_json": {"": 1}}, "expects.response_json.=1", 'must start with "/"'),
+        ({"response_json": {"": 1}}, 'expects.response_json[""]=1', 'must start with "/"'),
         (
             {"response_json": {"/a~2b": 1}},
             "expects.response_json./a~2b=1",
