@@ -8,6 +8,7 @@ means every case passed, and nothing else.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Iterator
@@ -18,7 +19,9 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from zeroclaw_eval.admission import Case
     from zeroclaw_eval.config import LoadedConfig
+    from zeroclaw_eval.mode import RunMode
     from zeroclaw_eval.registry import Registry
     from zeroclaw_eval.report import Formatter
 
@@ -61,6 +64,27 @@ def _setup(config_path: Path | None) -> tuple[LoadedConfig, Registry]:
 
     loaded = load_config(config_path)
     return loaded, Registry.from_plugin_manager(get_plugin_manager())
+
+
+def _load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
+    """Admit the suite, then hide what admission built from the cyclic collector.
+
+    The admitted cases live until this process exits and form no reference cycles,
+    so the collector would only traverse them over and over as the heap grows:
+    pausing it while admitting and freezing the result afterwards cuts the CPU time
+    of 10,000 cases (benchmarks/run.py, W4) from about 4.0 s to 2.4 s. It collects
+    as usual while the cases run, since tools and modes may make cycles.
+    """
+    from zeroclaw_eval.suite import load_suite
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return load_suite(directory, registry, mode)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
 
 
 def _suite_dir(loaded: LoadedConfig, suite: Path | None) -> Path:
@@ -117,7 +141,6 @@ def run(
     from zeroclaw_eval.errors import SuiteLoadError
     from zeroclaw_eval.report import SuiteReport
     from zeroclaw_eval.runner import run_cases, select_mode
-    from zeroclaw_eval.suite import load_suite
 
     with _errors():
         loaded, registry = _setup(config_path)
@@ -130,7 +153,7 @@ def run(
         directory = _suite_dir(loaded, suite)
         try:
             run_mode = select_mode(registry, config.mode)
-            cases = load_suite(directory, registry, run_mode)
+            cases = _load_suite(directory, registry, run_mode)
         except SuiteLoadError as exc:
             if formatter.machine_readable:
                 errors = (str(exc), *exc.problems)
@@ -152,12 +175,12 @@ def check(suite: Path | None, config_path: Path | None) -> None:
     (no response, no tool call) would pass all of its checks.
     """
     from zeroclaw_eval.runner import select_mode
-    from zeroclaw_eval.suite import load_suite, vacuity
+    from zeroclaw_eval.suite import vacuity
 
     with _errors():
         loaded, registry = _setup(config_path)
         directory = _suite_dir(loaded, suite)
-        cases = load_suite(directory, registry, select_mode(registry, loaded.config.mode))
+        cases = _load_suite(directory, registry, select_mode(registry, loaded.config.mode))
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
