@@ -9,6 +9,7 @@ effect of an import. Each module kept out is start-up time every run saves.
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 
+import zeroclaw_eval
 from zeroclaw_eval.hookspecs import PROJECT_NAME
 
 from .conftest import PROJECT
@@ -77,6 +79,22 @@ def test_the_probe_really_ran_a_replay_suite(probe: dict[str, Any]) -> None:
 
 def test_importing_the_cli_imports_no_plugin(probe: dict[str, Any]) -> None:
     assert loaded(probe["after_import"], plugin_packages()) == []
+
+
+def test_importing_the_cli_imports_neither_pydantic_nor_the_harness(probe: dict[str, Any]) -> None:
+    # cli.py imports the harness inside its commands, so that `zeroclaw --help` and
+    # usage errors answer at once; an eager import in the package would undo that.
+    assert loaded(probe["after_import"], ["pydantic", "zeroclaw_eval.admission"]) == []
+
+
+def test_every_public_name_is_importable_from_the_package() -> None:
+    # The package imports its public names lazily, from a table kept beside __all__.
+    assert sorted(zeroclaw_eval._MODULE_OF) == sorted(zeroclaw_eval.__all__)
+    for name in zeroclaw_eval.__all__:
+        module = importlib.import_module(zeroclaw_eval._MODULE_OF[name])
+        assert getattr(zeroclaw_eval, name) is getattr(module, name), name
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = zeroclaw_eval.no_such_name  # type: ignore[attr-defined]
 
 
 def test_importing_the_cli_imports_no_http_client(probe: dict[str, Any]) -> None:
