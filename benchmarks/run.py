@@ -116,6 +116,7 @@ class Workload:
     name: str
     cases: int
     argv: list[str]
+    suite: str | None = None
     target_s: float | None = None
     target_rss_mib: float | None = None
     seconds: list[float] = field(default_factory=list)
@@ -174,8 +175,11 @@ def fmt_s(value: float) -> str:
 
 def report(workloads: list[Workload], floor: Workload | None) -> str:
     base = statistics.median(floor.seconds) if floor else None
-    w1 = next((w for w in workloads if w.name == "W1" and w.seconds), None)
-    w1_median = statistics.median(w1.seconds) if w1 else None
+    w1_medians = {
+        w.name.replace("W1", "", 1): statistics.median(w.seconds)
+        for w in workloads
+        if w.name.startswith("W1") and w.seconds
+    }
     header = (
         f"{'workload':<11}{'cases':>7}{'median s':>10}{'min s':>8}{'max s':>8}"
         f"{'x floor':>9}{'ms/case':>9}{'cpu s':>8}{'RSS MiB':>9}  target"
@@ -188,6 +192,7 @@ def report(workloads: list[Workload], floor: Workload | None) -> str:
         ratio = f"{median / base:.2f}" if base else "-"
         # Cost of each case beyond the first: flat across W2/W3/W4 means linear growth.
         per_case = "-"
+        w1_median = w1_medians.get(w.name[2:]) if w.name.startswith("W") else None
         if w1_median is not None and w.cases > 1:
             per_case = f"{(median - w1_median) / (w.cases - 1) * 1000:.3f}"
         rss = statistics.median(w.rss_mib)
@@ -211,7 +216,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="measured rounds (default 7)")
     parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first")
     parser.add_argument(
-        "--only", nargs="+", metavar="NAME", help="workloads to run (the floor always runs)"
+        "--only", nargs="+", metavar="NAME", help="workloads to run (the floors always run)"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="SCRIPT",
+        help="another install's zeroclaw script, measured side by side (rows '... base')",
     )
     args = parser.parse_args()
 
@@ -223,22 +234,29 @@ def main() -> None:
         zeroclaw = Path(found)
     python = sys.executable
 
-    def run(suite: str) -> list[str]:
-        return [str(zeroclaw), "eval", "run", "--suite", suite]
-
+    scripts = {"": zeroclaw}
+    if args.baseline is not None:
+        scripts[" base"] = args.baseline.resolve()
     workloads = [
         Workload("floor", 0, [python, "-c", FLOOR_CODE]),
         Workload("floor+model", 0, [python, "-c", FLOOR_MODEL_CODE]),
-        Workload("floor+json", 0, [python, "-c", FLOOR_JSON_CODE]),
-        Workload("W1", 1, run("w1"), target_s=0.20),
-        Workload("W2", 1_000, run("w2")),
-        Workload("W3", 1_000, run("w3"), target_s=0.50, target_rss_mib=60),
-        Workload("W4", 10_000, run("w4"), target_s=3.0),
+        Workload("floor+json", 0, [python, "-c", FLOOR_JSON_CODE], suite="w3"),
     ]
+    for label, script in scripts.items():
+
+        def run(suite: str, script: Path = script) -> list[str]:
+            return [str(script), "eval", "run", "--suite", suite]
+
+        workloads += [
+            Workload(f"W1{label}", 1, run("w1"), "w1", target_s=0.20),
+            Workload(f"W2{label}", 1_000, run("w2"), "w2"),
+            Workload(f"W3{label}", 1_000, run("w3"), "w3", target_s=0.50, target_rss_mib=60),
+            Workload(f"W4{label}", 10_000, run("w4"), "w4", target_s=3.0),
+        ]
     if args.only:
         wanted = {name.lower() for name in args.only} | {"floor", "floor+model"}
-        workloads = [w for w in workloads if w.name.lower() in wanted]
-    names = {w.name for w in workloads}
+        workloads = [w for w in workloads if w.name.split()[0].lower() in wanted]
+    needed = {w.suite for w in workloads}
 
     with tempfile.TemporaryDirectory(prefix="zeroclaw-bench-") as tmp:
         root = Path(tmp)
@@ -246,8 +264,7 @@ def main() -> None:
         suites = {"w1": (1, text_case), "w2": (1_000, text_case)}
         suites |= {"w3": (1_000, echo_case), "w4": (10_000, echo_case)}
         for suite, (count, make) in suites.items():
-            needs = {suite.upper()} | ({"floor+json"} if suite == "w3" else set())
-            if needs & names:
+            if suite in needed:
                 write_suite(root / suite, count, make)
 
         print(
