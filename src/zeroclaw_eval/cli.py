@@ -69,24 +69,20 @@ def _setup(config_path: Path | None) -> tuple[LoadedConfig, Registry]:
 def _load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
     """Admit the suite, then hide what admission built from the cyclic collector.
 
-    The admitted cases live until the command ends and are next to no garbage, yet
-    the collector traversed all of them again and again as they grew: 40% of the
-    CPU time of 10,000 cases (W4 in benchmarks/run.py, 4.0 s -> 2.4 s). So it is
-    paused while admitting, and then ``gc.freeze()`` puts every object alive out
-    of its sight; it collects as usual while the cases run (tools and modes may
-    make cycles). The freeze is undone when the command ends, for in-process use.
+    The admitted cases live until this process exits and form no reference cycles,
+    so the collector would only traverse them over and over as the heap grows:
+    pausing it while admitting and freezing the result afterwards cuts the CPU time
+    of 10,000 cases (benchmarks/run.py, W4) from about 4.0 s to 2.4 s. It collects
+    as usual while the cases run, since tools and modes may make cycles.
     """
     from zeroclaw_eval.suite import load_suite
 
     was_enabled = gc.isenabled()
-    host_froze = gc.get_freeze_count() > 0  # unfreeze() would release those too
     gc.disable()
     try:
         return load_suite(directory, registry, mode)
     finally:
         gc.freeze()
-        if not host_froze:
-            click.get_current_context().call_on_close(gc.unfreeze)
         if was_enabled:
             gc.enable()
 
