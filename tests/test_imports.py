@@ -9,6 +9,7 @@ effect of an import. Each module kept out is start-up time every run saves.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import subprocess
@@ -103,3 +104,23 @@ def test_importing_the_cli_imports_no_http_client(probe: dict[str, Any]) -> None
 
 def test_a_replay_run_imports_no_http_client(probe: dict[str, Any]) -> None:
     assert loaded(probe["after_run"], HTTP_CLIENT) == []
+
+
+@pytest.mark.parametrize("command", [["eval", "run"], ["eval", "check"], ["eval", "plugins"]])
+def test_a_command_gives_the_cyclic_collector_back(command: list[str]) -> None:
+    # The CLI pauses the collector while it builds the suite; an in-process
+    # invocation must leave it running, and leave it off if the host turned it off.
+    from click.testing import CliRunner
+
+    from zeroclaw_eval.cli import main
+
+    args = [*command, "--suite", str(REGRESSION)] if command[1] != "plugins" else command
+    was_enabled = gc.isenabled()
+    try:
+        for host_enabled in (True, False):
+            gc.enable() if host_enabled else gc.disable()
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 0, result.output
+            assert gc.isenabled() is host_enabled
+    finally:
+        gc.enable() if was_enabled else gc.disable()
