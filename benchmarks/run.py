@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/run.py            # 7 rounds, every workload
     .venv/bin/python benchmarks/run.py --runs 15 --only W1 W3
+    .venv/bin/python benchmarks/run.py --baseline ../other/.venv/bin/zeroclaw
 
 The workloads are generated into a temporary directory:
 
@@ -15,9 +16,9 @@ The workloads are generated into a temporary directory:
   model (what validating with pydantic costs before any of our code runs);
   ``floor+json`` also parses W3's 1,000 files.
 
-Every measurement is a fresh child process, timed from spawn to exit, and its peak
-RSS is read from ``os.wait4`` (that child's own rusage, not a maximum over all
-children). Workloads are interleaved round by round, so a burst of load from
+Every measurement is a fresh child process, timed from spawn to exit; its CPU
+time and peak RSS are read from ``os.wait4`` (that child's own rusage, not a
+maximum over all children). Workloads are interleaved round by round, so a burst of load from
 elsewhere on the machine hits all of them alike; the ratios to the floor cancel
 much of that noise. Each command must exit 0 and report every case passed, or the
 script stops: a fast wrong answer is not a result.
@@ -214,7 +215,9 @@ def report(workloads: list[Workload], floor: Workload | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7, help="measured rounds (default 7)")
-    parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first")
+    parser.add_argument(
+        "--warmup", type=int, default=1, help="unmeasured rounds first (at least 1)"
+    )
     parser.add_argument(
         "--only", nargs="+", metavar="NAME", help="workloads to run (the floors always run)"
     )
@@ -225,6 +228,8 @@ def main() -> None:
         help="another install's zeroclaw script, measured side by side (rows '... base')",
     )
     args = parser.parse_args()
+    if args.warmup < 1:
+        parser.error("--warmup must be at least 1: the first round fills the bytecode cache")
 
     zeroclaw = BIN / "zeroclaw"
     if not zeroclaw.exists():
