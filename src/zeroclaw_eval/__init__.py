@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 
 # Importing the package imports none of the modules below; each public name is
 # imported on first use (PEP 562). The ``zeroclaw`` script has to import this
-# package before any of its code runs, and eager imports here cost every command,
-# ``zeroclaw --help`` included, pydantic and the whole harness (about 150 ms)
-# before the CLI could decide what it needs. tests/test_imports.py checks that
+# package before any of its code runs, and eager imports here made every command
+# import pydantic and the whole harness before the CLI could decide what it needs
+# (``zeroclaw --help``: 0.40 s, against 0.13 s now). tests/test_imports.py checks that
 # this table and ``__all__`` agree.
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "zeroclaw_eval.admission": ("Case", "Expectation", "admit_file"),

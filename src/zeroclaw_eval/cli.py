@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 # The harness itself is imported inside the commands: ``zeroclaw --help`` and
 # usage errors answer without paying for pydantic and the plugins.
 
+_COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
+"""Set in ``ctx.meta`` when :func:`main` paused the cyclic collector."""
+
 CONFIG_HELP = "TOML file with an [eval] table (default: ./zeroclaw.toml, else ./pyproject.toml)."
 
 
@@ -42,9 +45,6 @@ def main(ctx: click.Context) -> None:
         gc.disable()
         ctx.meta[_COLLECTOR_PAUSED] = True
         ctx.call_on_close(gc.enable)
-
-
-_COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
 
 
 @main.group(name="eval")
@@ -85,7 +85,7 @@ def _load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case
     more at exit. So :func:`main` pauses the collector, and here ``gc.freeze()``
     puts every object alive out of its sight for good before it resumes: it
     collects what running the cases makes (tools and modes may make cycles), and
-    nothing else. CPU time (benchmarks/run.py): W1 0.45 -> 0.37 s, W4 4.0 -> 2.4 s.
+    nothing else. CPU time (benchmarks/run.py): W1 0.47 -> 0.35 s, W4 4.1 -> 2.7 s.
     """
     from zeroclaw_eval.suite import load_suite
 
