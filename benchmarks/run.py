@@ -157,8 +157,9 @@ def measure(workload: Workload, cwd: Path, env: dict[str, str]) -> tuple[float, 
         stdout = out.read().decode()
     if child.returncode != 0:
         sys.exit(f"{workload.name} exited {child.returncode}:\n{stderr}{stdout[-2000:]}")
-    # Linux reports ru_maxrss in KiB.
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout
+    # ru_maxrss is in KiB on Linux, in bytes on macOS.
+    rss_mib = usage.ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+    return elapsed, usage.ru_utime + usage.ru_stime, rss_mib, stdout
 
 
 def check_output(workload: Workload, stdout: str) -> None:
