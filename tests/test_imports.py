@@ -118,9 +118,16 @@ def test_a_command_gives_the_cyclic_collector_back(command: list[str]) -> None:
     was_enabled = gc.isenabled()
     try:
         for host_enabled in (True, False):
-            gc.enable() if host_enabled else gc.disable()
+            set_collector(host_enabled)
             result = CliRunner().invoke(main, args)
             assert result.exit_code == 0, result.output
             assert gc.isenabled() is host_enabled
     finally:
-        gc.enable() if was_enabled else gc.disable()
+        set_collector(was_enabled)
+
+
+def set_collector(enabled: bool) -> None:
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
