@@ -8,6 +8,7 @@ means every case passed, and nothing else.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -23,7 +24,9 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from zeroclaw_eval.admission import Case
     from zeroclaw_eval.config import LoadedConfig
+    from zeroclaw_eval.mode import RunMode
     from zeroclaw_eval.plugins import PluginManager
     from zeroclaw_eval.registry import Registry
     from zeroclaw_eval.report import Formatter, SuiteReport
@@ -31,13 +34,23 @@ if TYPE_CHECKING:
 # The harness itself is imported inside the commands: ``zeroclaw --help`` and
 # usage errors answer without paying for pydantic and the plugins.
 
+_COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
+"""Set in ``ctx.meta`` when :func:`main` paused the cyclic collector."""
+
 CONFIG_HELP = "TOML file with an [eval] table (default: ./zeroclaw.toml, else ./pyproject.toml)."
 
 
 @click.group()
 @click.version_option(package_name="zeroclaw-eval")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """zeroclaw: tools for the zeroclaw agent loop."""
+    # No cyclic garbage collection until the suite is admitted: see _load_suite.
+    # Put back when the command ends, for in-process invocations.
+    if gc.isenabled():
+        gc.disable()
+        ctx.meta[_COLLECTOR_PAUSED] = True
+        ctx.call_on_close(gc.enable)
 
 
 @main.group(name="eval")
@@ -176,6 +189,27 @@ def _blocked(
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
+def _load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
+    """Admit the suite, then let the cyclic collector run, blind to all built so far.
+
+    What a command builds before its cases run (pydantic and its models, the
+    plugins, the admitted cases) lives until the process exits and is next to no
+    garbage, yet the collector traversed it again and again as it grew, and once
+    more at exit. So :func:`main` pauses the collector, and here ``gc.freeze()``
+    puts every object alive out of its sight for good before it resumes: it
+    collects what running the cases makes (tools and modes may make cycles), and
+    nothing else. CPU time (benchmarks/run.py): W1 0.47 -> 0.35 s, W4 4.1 -> 2.7 s.
+    """
+    from zeroclaw_eval.suite import load_suite
+
+    try:
+        return load_suite(directory, registry, mode)
+    finally:
+        gc.freeze()
+        if click.get_current_context().meta.get(_COLLECTOR_PAUSED):
+            gc.enable()
+
+
 def _suite_dir(loaded: LoadedConfig, suite: Path | None) -> Path:
     """``--suite`` is relative to the working directory; the file's, to the file."""
     if suite is not None:
@@ -261,7 +295,6 @@ def run(
     from zeroclaw_eval.report import SuiteReport
     from zeroclaw_eval.report_files import check_writable, resolve, write_reports
     from zeroclaw_eval.runner import run_cases, select_mode
-    from zeroclaw_eval.suite import load_suite
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
@@ -281,7 +314,7 @@ def run(
         directory = _suite_dir(loaded, suite)
         try:
             run_mode = select_mode(registry, config.mode)
-            cases = load_suite(directory, registry, run_mode)
+            cases = _load_suite(directory, registry, run_mode)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
             report = SuiteReport(str(directory), (), config.mode, errors)
@@ -325,12 +358,12 @@ def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
     (no response, no tool call) would pass all of its checks.
     """
     from zeroclaw_eval.runner import select_mode
-    from zeroclaw_eval.suite import load_suite, vacuity
+    from zeroclaw_eval.suite import vacuity
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
-        cases = load_suite(directory, registry, select_mode(registry, loaded.config.mode))
+        cases = _load_suite(directory, registry, select_mode(registry, loaded.config.mode))
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
@@ -368,14 +401,13 @@ def record(
     from zeroclaw_eval.errors import ZeroclawEvalError
     from zeroclaw_eval.recording import RecordingMode, fixture_document, write_fixture
     from zeroclaw_eval.runner import run_cases, select_mode
-    from zeroclaw_eval.suite import load_suite
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
         config = loaded.config.model_copy(update={"mode": "live"})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
-        cases = load_suite(suite, registry, live)
+        cases = _load_suite(suite, registry, live)
         targets = [out / Path(case.source).name for case in cases]
         existing = [str(target) for target in targets if target.exists()]
         if existing and not force:

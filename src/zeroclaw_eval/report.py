@@ -117,11 +117,16 @@ class Formatter(ABC):
         """Return the whole document, ending with a newline."""
 
 
+# json.dumps(text, ensure_ascii=False) builds a new encoder on every call: 1.8 us
+# against 0.2 us for this one, and every graded check quotes a value or two.
+_quote = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def shorten(text: str | None, limit: int = 160) -> str:
     """A value as it should appear in a check's detail: quoted, and cut if long."""
     if text is None:
         return "nothing"
-    quoted = json.dumps(text, ensure_ascii=False)
+    quoted = _quote(text)
     if len(quoted) <= limit:
         return quoted
     return quoted[: limit - 4] + '..."'

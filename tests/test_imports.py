@@ -1,0 +1,133 @@
+"""What importing the CLI, and replaying a suite through it, may import.
+
+Structural, not timed: a fresh interpreter imports ``zeroclaw_eval.cli``, runs
+``eval run`` in replay mode in-process, and reports ``sys.modules`` after each
+step. A replay run needs no HTTP client, and importing the CLI imports no plugin:
+plugins are imported when a command builds its plugin manager, never as a side
+effect of an import. Each module kept out is start-up time every run saves.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from typing import Any
+
+import pytest
+
+import zeroclaw_eval
+from zeroclaw_eval.hookspecs import PROJECT_NAME
+
+from .conftest import PROJECT
+
+REGRESSION = PROJECT / "evals" / "regression"
+
+# The standard library's HTTP client, and the live mode's client built on it.
+HTTP_CLIENT = ("http.client", "urllib.request", "ssl", "zeroclaw_eval.chat_completions")
+
+PROBE = """
+import json, sys
+import zeroclaw_eval.cli
+after_import = sorted(sys.modules)
+try:
+    zeroclaw_eval.cli.main(["eval", "run", "--suite", sys.argv[1]], standalone_mode=False)
+    code = 0
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"after_import": after_import, "after_run": sorted(sys.modules), "exit": code}))
+"""
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """``sys.modules`` of a fresh interpreter after importing the CLI, then after a replay run."""
+    cwd = tmp_path_factory.mktemp("probe")  # no zeroclaw.toml or pyproject.toml here
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(REGRESSION)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def plugin_packages() -> list[str]:
+    """Top-level packages of every installed ``zeroclaw_eval`` entry point, plus the
+    built-in plugin modules: none of them is needed to import the CLI.
+    """
+    installed = {ep.module.split(".")[0] for ep in entry_points(group=PROJECT_NAME)}
+    return sorted(installed | {"zeroclaw_eval.builtin", "zeroclaw_eval_junit"})
+
+
+def loaded(modules: list[str], names: tuple[str, ...] | list[str]) -> list[str]:
+    """The modules in ``modules`` that are one of ``names`` or inside one of them."""
+    return [m for m in modules if any(m == n or m.startswith(n + ".") for n in names)]
+
+
+def test_the_probe_really_ran_a_replay_suite(probe: dict[str, Any]) -> None:
+    # Otherwise the assertions below could pass because nothing was imported.
+    assert probe["exit"] == 0
+    assert "zeroclaw_eval.builtin.replay" in probe["after_run"]
+    assert "zeroclaw_eval.runner" in probe["after_run"]
+
+
+def test_importing_the_cli_imports_no_plugin(probe: dict[str, Any]) -> None:
+    assert loaded(probe["after_import"], plugin_packages()) == []
+
+
+def test_importing_the_cli_imports_neither_pydantic_nor_the_harness(probe: dict[str, Any]) -> None:
+    # cli.py imports the harness inside its commands, so that `zeroclaw --help` and
+    # usage errors answer at once; an eager import in the package would undo that.
+    assert loaded(probe["after_import"], ["pydantic", "zeroclaw_eval.admission"]) == []
+
+
+def test_every_public_name_is_importable_from_the_package() -> None:
+    # The package imports its public names lazily, from a table kept beside __all__.
+    assert sorted(zeroclaw_eval._MODULE_OF) == sorted(zeroclaw_eval.__all__)
+    for name in zeroclaw_eval.__all__:
+        module = importlib.import_module(zeroclaw_eval._MODULE_OF[name])
+        assert getattr(zeroclaw_eval, name) is getattr(module, name), name
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = zeroclaw_eval.no_such_name  # type: ignore[attr-defined]
+
+
+def test_importing_the_cli_imports_no_http_client(probe: dict[str, Any]) -> None:
+    assert loaded(probe["after_import"], HTTP_CLIENT) == []
+
+
+def test_a_replay_run_imports_no_http_client(probe: dict[str, Any]) -> None:
+    assert loaded(probe["after_run"], HTTP_CLIENT) == []
+
+
+@pytest.mark.parametrize("command", [["eval", "run"], ["eval", "check"], ["eval", "plugins"]])
+def test_a_command_gives_the_cyclic_collector_back(command: list[str]) -> None:
+    # The CLI pauses the collector while it builds the suite; an in-process
+    # invocation must leave it running, and leave it off if the host turned it off.
+    from click.testing import CliRunner
+
+    from zeroclaw_eval.cli import main
+
+    args = [*command, "--suite", str(REGRESSION)] if command[1] != "plugins" else command
+    was_enabled = gc.isenabled()
+    try:
+        for host_enabled in (True, False):
+            set_collector(host_enabled)
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 0, result.output
+            assert gc.isenabled() is host_enabled
+    finally:
+        set_collector(was_enabled)
+
+
+def set_collector(enabled: bool) -> None:
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
