@@ -1,36 +1,10 @@
-"""Running the real ``zeroclaw`` console script in a subprocess, as CI does."""
+"""Reading what a real ``zeroclaw`` subprocess (``conftest.zeroclaw``) left behind."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
-
-# The console script pip installed next to this interpreter.
-ZEROCLAW = str(Path(sys.executable).with_name("zeroclaw"))
-
-
-def zeroclaw(
-    *args: str | Path,
-    cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
-    timeout: float = 120,
-) -> subprocess.CompletedProcess[str]:
-    """Run ``zeroclaw ARGS``; ``env`` adds to the inherited environment."""
-    return subprocess.run(
-        [ZEROCLAW, *map(str, args)],
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=timeout,
-        check=False,
-    )
 
 
 def json_report(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:

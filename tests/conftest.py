@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,27 @@ PROJECT = TESTS.parent
 ZEROCLAW = Path(sys.executable).with_name("zeroclaw")
 
 
-def zeroclaw(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``zeroclaw <args>`` as a real subprocess and capture its output as text."""
-    return zeroclaw_all({"run": (args, cwd)})["run"]
+def zeroclaw(
+    *args: str | Path,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``zeroclaw <args>`` as a real subprocess and capture its output as text.
+
+    ``env`` adds to the inherited environment.
+    """
+    assert ZEROCLAW.is_file(), f"console script not installed at {ZEROCLAW}"
+    return subprocess.run(
+        [str(ZEROCLAW), *map(str, args)],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        check=False,
+    )
 
 
 def zeroclaw_all(

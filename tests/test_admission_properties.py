@@ -28,8 +28,8 @@ from zeroclaw_eval import AdmissionError, Case, EvalConfig, Registry, RunMode, a
 from zeroclaw_eval.record import empty_run
 from zeroclaw_eval.report import CaseReport
 
-from .cli_process import json_report, zeroclaw
-from .conftest import PROJECT, TESTS
+from .cli_process import json_report
+from .conftest import PROJECT, TESTS, zeroclaw
 
 BASES: list[Any] = [
     json.loads(path.read_text(encoding="utf-8"))

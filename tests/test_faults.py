@@ -24,8 +24,8 @@ from zeroclaw_eval import EvalConfig, SuiteReport, regexsearch
 from zeroclaw_eval.config import load_config
 from zeroclaw_eval.errors import ConfigError
 
-from .cli_process import ZEROCLAW, assert_clean_errors, json_report, zeroclaw
-from .conftest import TESTS, echo_case
+from .cli_process import assert_clean_errors, json_report
+from .conftest import TESTS, ZEROCLAW, echo_case, zeroclaw
 
 FAULTY = TESTS / "plugins" / "faulty"
 

@@ -18,8 +18,8 @@ import pytest
 
 from zeroclaw_eval.admission import MAX_FIXTURE_BYTES
 
-from .cli_process import ZEROCLAW, assert_clean_errors, json_report, zeroclaw
-from .conftest import echo_case
+from .cli_process import assert_clean_errors, json_report
+from .conftest import ZEROCLAW, echo_case, zeroclaw
 
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX files and streams")
 
