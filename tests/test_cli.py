@@ -297,3 +297,20 @@ def test_max_tool_iterations_from_the_config_file(project: Path) -> None:
         "✗ two-rounds (loops/a.json): error: case 'two-rounds': turn 0: the model asked for "
         "tools more than max_tool_iterations=1 times in one turn"
     )
+
+
+def test_an_unknown_mode_is_named_where_it_was_given(project: Path, registry: Registry) -> None:
+    known = ", ".join(sorted(registry.modes))
+    flag = zeroclaw("eval", "run", "--suite", "good", "--mode", "nope", cwd=project)
+    assert flag.returncode == 2
+    assert flag.stdout == ""
+    assert f"Error: Invalid value for '--mode': unknown mode 'nope' (known: {known})" in (
+        flag.stderr
+    )
+    (project / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "good"\nmode = "nope"\n')
+    for command in ("run", "check"):
+        from_file = zeroclaw("eval", command, cwd=project)
+        assert from_file.returncode == 1
+        assert from_file.stderr == (
+            f"Error: {project / 'zeroclaw.toml'}: eval.mode='nope': unknown mode (known: {known})\n"
+        )

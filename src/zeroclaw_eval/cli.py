@@ -14,12 +14,12 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
@@ -28,8 +28,10 @@ if TYPE_CHECKING:
     from zeroclaw_eval.config import LoadedConfig
     from zeroclaw_eval.mode import RunMode
     from zeroclaw_eval.plugins import PluginManager
-    from zeroclaw_eval.registry import Registry
+    from zeroclaw_eval.registry import Registered, Registry
     from zeroclaw_eval.report import Formatter, SuiteReport
+
+T = TypeVar("T")
 
 # The harness itself is imported inside the commands: ``zeroclaw --help`` and
 # usage errors answer without paying for pydantic and the plugins.
@@ -220,18 +222,24 @@ def _suite_dir(loaded: LoadedConfig, suite: Path | None) -> Path:
     return loaded.base_dir / configured
 
 
-def _formatter(registry: Registry, name: str, from_flag: bool, loaded: LoadedConfig) -> Formatter:
+def _named(
+    table: Mapping[str, Registered[T]], name: str, key: str, flag: str | None, loaded: LoadedConfig
+) -> T:
+    """The registered formatter or mode called ``name``.
+
+    An unknown name given with ``flag`` is a usage error (exit 2); one read from the
+    configuration is a :class:`ConfigError` naming the file and the key. Both list
+    the known names.
+    """
     from zeroclaw_eval.errors import ConfigError
 
-    entry = registry.formatters.get(name)
+    entry = table.get(name)
     if entry is not None:
         return entry.obj
-    known = ", ".join(sorted(registry.formatters))
-    if from_flag:
-        raise click.BadParameter(
-            f"unknown format {name!r} (known: {known})", param_hint="'--format'"
-        )
-    raise ConfigError(f"{loaded.field('format')}={name!r}: unknown format (known: {known})")
+    known = ", ".join(sorted(table)) or "none"
+    if flag is not None:
+        raise click.BadParameter(f"unknown {key} {name!r} (known: {known})", param_hint=f"'{flag}'")
+    raise ConfigError(f"{loaded.field(key)}={name!r}: unknown {key} (known: {known})")
 
 
 suite_option = click.option(
@@ -294,7 +302,7 @@ def run(
     from zeroclaw_eval.errors import ReportError, SuiteLoadError
     from zeroclaw_eval.report import SuiteReport
     from zeroclaw_eval.report_files import check_writable, resolve, write_reports
-    from zeroclaw_eval.runner import run_cases, select_mode
+    from zeroclaw_eval.runner import run_cases
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
@@ -305,7 +313,10 @@ def run(
             )
         if gate is not None:
             config = config.model_copy(update={"gating": gate})
-        formatter = _formatter(registry, config.format, format_name is not None, loaded)
+        formatter = _named(
+            registry.formatters, config.format, "format", format_name and "--format", loaded
+        )
+        run_mode = _named(registry.modes, config.mode, "mode", mode and "--mode", loaded)
         try:
             targets = resolve(report_specs, registry)
         except ValueError as exc:
@@ -313,7 +324,6 @@ def run(
         check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
         try:
-            run_mode = select_mode(registry, config.mode)
             cases = _load_suite(directory, registry, run_mode)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
@@ -357,13 +367,13 @@ def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
     Exit 1 if any fixture is refused, or is vacuous: a run that does nothing
     (no response, no tool call) would pass all of its checks.
     """
-    from zeroclaw_eval.runner import select_mode
     from zeroclaw_eval.suite import vacuity
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
-        cases = _load_suite(directory, registry, select_mode(registry, loaded.config.mode))
+        run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
+        cases = _load_suite(directory, registry, run_mode)
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
@@ -429,7 +439,7 @@ def record(
                 except OSError as exc:
                     raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
                 written += 1
-        click.echo(_formatter(registry, "text", False, loaded).render(report), nl=False)
+        click.echo(registry.formatters["text"].obj.render(report), nl=False)
         click.echo(f"recorded {written}/{len(cases)} cases into {out}", err=True)
     sys.exit(report.exit_code())
 
