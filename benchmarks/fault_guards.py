@@ -4,7 +4,7 @@ Run: ``.venv/bin/python benchmarks/fault_guards.py [CASES]``. Prints medians of
 several rounds and their ratios to the unguarded work:
 
 - running and grading every case of the regression suite, repeated to ``CASES``
-  cases, through ``run_case`` (each case handed to a worker thread, under
+  cases, through ``run_cases`` (in a supervised worker thread, each case under
   ``case_timeout_s``) and directly on the calling thread;
 - one ``response_matches`` search through the worker process, and with ``re``
   in this process.
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from zeroclaw_eval import EvalConfig, Registry, get_plugin_manager, load_suite, regexsearch
-from zeroclaw_eval.runner import execute, run_case, select_mode
+from zeroclaw_eval.runner import execute, run_cases, select_mode
 
 ROUNDS = 5
 
@@ -42,7 +42,7 @@ def main() -> None:
     suite = load_suite(Path(__file__).parent.parent / config.suite_dir, registry, mode)
     cases = (suite * (count // len(suite) + 1))[:count]
 
-    guarded = median_s(lambda: [run_case(case, mode, registry, config) for case in cases])
+    guarded = median_s(lambda: run_cases(cases, mode, registry, config))
     direct = median_s(lambda: [case.grade(execute(case, mode, registry, config)) for case in cases])
     print(f"{count} cases, guarded by case_timeout_s: {guarded * 1e6 / count:8.1f} us/case")
     print(f"{count} cases, on the calling thread:     {direct * 1e6 / count:8.1f} us/case")

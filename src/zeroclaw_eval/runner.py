@@ -1,21 +1,18 @@
 """Running cases: a fresh agent per case, the mode's provider, then grading.
 
 A run error fails its case and is reported with it; it never stops the suite.
-Nor does a case that hangs: each runs in a worker thread under the wall-clock
-limit ``case_timeout_s``. Grading sees only the case's expectations and the
-:class:`RunRecord`: families never see the provider, and nothing here formats.
+Nor does a case that hangs: cases run in worker threads under the wall-clock
+limit ``case_timeout_s`` (:mod:`zeroclaw_eval.supervise`). Grading sees only the
+case's expectations and the :class:`RunRecord`: families never see the provider,
+and nothing here formats.
 """
 
 from __future__ import annotations
 
-import queue
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import TypeVar
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.agent import Agent
@@ -25,10 +22,9 @@ from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
 from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.registry import Registry
-from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport, plural
+from zeroclaw_eval.report import CaseReport, SuiteReport, plural
 from zeroclaw_eval.suite import load_suite
-
-T = TypeVar("T")
+from zeroclaw_eval.supervise import Supervisor
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -41,78 +37,6 @@ class SuiteInterrupted(KeyboardInterrupt):
     def __init__(self, signum: int = signal.SIGINT) -> None:
         self.signum = signum
         super().__init__(signal.Signals(signum).name)
-
-
-class CaseTimeout(RunError):
-    """A case did not finish within ``case_timeout_s``."""
-
-
-class _Worker:
-    """A daemon thread that runs the calls of the one thread that owns it, in turn.
-
-    Kept for the next call rather than started per call: handing a call to a
-    waiting thread costs a fraction of starting one, which a suite of thousands of
-    millisecond-long cases notices.
-    """
-
-    def __init__(self) -> None:
-        self.calls: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        threading.Thread(target=self._serve, name="zeroclaw-eval case", daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            self.calls.get()()
-
-
-_workers = threading.local()
-
-
-def call_with_timeout(timeout_s: float, function: Callable[[], T]) -> T:
-    """``function()``, run in a worker thread, or :class:`CaseTimeout` after ``timeout_s``.
-
-    A Python thread cannot be killed. A call that times out is abandoned with its
-    worker (the next call gets a fresh one): the thread is a daemon, so it never
-    keeps the process alive at exit, and whatever it returns later is dropped. It
-    still takes its turns at the GIL whenever it runs Python code; a call stuck in
-    C code that never releases the GIL cannot be abandoned at all, which is why
-    regex searches run in a separate process.
-
-    Anything ``function`` raises is raised here; ``SystemExit`` and other
-    non-``Exception`` errors are turned into a :class:`RunError`, so a plugin that
-    calls ``sys.exit(0)`` fails its case instead of ending the run green.
-    """
-    worker: _Worker | None = getattr(_workers, "worker", None)
-    if worker is None:
-        worker = _workers.worker = _Worker()
-    done = threading.Event()
-    outcome: list[T] = []
-    failure: list[BaseException] = []
-
-    def call() -> None:
-        try:
-            outcome.append(function())
-        except Exception as exc:
-            failure.append(exc)
-        except BaseException as exc:  # SystemExit, KeyboardInterrupt raised by the code run
-            failure.append(RunError(f"unexpected {type(exc).__name__}: {exc}"))
-        finally:
-            done.set()
-
-    worker.calls.put(call)
-    try:
-        finished = done.wait(timeout_s)
-    except BaseException:  # interrupted while waiting: the call may still be running
-        _workers.worker = None
-        raise
-    if not finished:
-        _workers.worker = None
-        raise CaseTimeout(
-            f"did not finish within case_timeout_s={timeout_s:g} s: abandoned "
-            "(a hung tool, provider or family?)"
-        )
-    if failure:
-        raise failure[0]
-    return outcome[0]
 
 
 def execute(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> RunRecord:
@@ -131,22 +55,28 @@ def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) 
     """Run and grade one case; a run error becomes the report's ``error``.
 
     Running and grading together may take ``config.case_timeout_s`` seconds; a case
-    that takes longer is a run error, and is abandoned (see :func:`call_with_timeout`).
+    that takes longer is a run error, and is abandoned (see :mod:`zeroclaw_eval.supervise`).
+    """
+    return run_cases([case], mode, registry, config).cases[0]
+
+
+def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> CaseReport:
+    """Run and grade one case on this thread, turning every failure into its report.
+
+    ``SystemExit`` and other non-``Exception`` errors raised by the code run are
+    failures too, so a plugin that calls ``sys.exit(0)`` fails its case instead of
+    ending the run green.
     """
     started = time.perf_counter()
-
-    def run_and_grade() -> tuple[CheckResult, ...]:
-        return case.grade(execute(case, mode, registry, config))
-
     try:
-        checks = call_with_timeout(config.case_timeout_s, run_and_grade)
+        checks = case.grade(execute(case, mode, registry, config))
     except RunError as exc:
         error = f"case {case.name!r}: {exc}"
-        return CaseReport(case.name, case.source, (), error, time.perf_counter() - started)
-    except Exception as exc:  # a tool, provider or mode bug fails this case only
+    except BaseException as exc:  # a tool, provider or mode bug fails this case only
         error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
-        return CaseReport(case.name, case.source, (), error, time.perf_counter() - started)
-    return CaseReport(case.name, case.source, checks, None, time.perf_counter() - started)
+    else:
+        return CaseReport(case.name, case.source, checks, None, time.perf_counter() - started)
+    return CaseReport(case.name, case.source, (), error, time.perf_counter() - started)
 
 
 Progress = Callable[[int, int, int], None]
@@ -164,21 +94,18 @@ def run_cases(
 ) -> SuiteReport:
     """Run already admitted cases and collect their reports, in suite order.
 
-    Up to ``mode.concurrency(config)`` cases run at once, in threads (a live suite
-    waits on the network, not the CPU); each case still has its own agent, tools
-    and provider. Raises :class:`ConfigError` when the mode refuses the configuration.
-    On :class:`KeyboardInterrupt` (Ctrl-C, or :class:`SuiteInterrupted` for another
-    signal) it stops and returns a partial report marked ``interrupted``.
+    Cases run in worker threads, up to ``mode.concurrency(config)`` at once (a live
+    suite waits on the network, not the CPU); each case still has its own agent,
+    tools and provider, and may take ``config.case_timeout_s`` seconds before it is
+    a run error and the suite moves on. Raises :class:`ConfigError` when the mode
+    refuses the configuration. On :class:`KeyboardInterrupt` (Ctrl-C, or
+    :class:`SuiteInterrupted` for another signal) it stops and returns a partial
+    report marked ``interrupted``.
     """
     mode.check_config(config, registry)
     todo = list(cases)
     reports: list[CaseReport | None] = [None] * len(todo)
-    started: set[int] = set()
     done = failures = 0
-
-    def run(index: int) -> CaseReport:
-        started.add(index)
-        return run_case(todo[index], mode, registry, config)
 
     def finished(index: int, report: CaseReport) -> None:
         nonlocal done, failures
@@ -188,23 +115,27 @@ def run_cases(
         if progress is not None:
             progress(done, len(todo), failures)
 
-    workers = min(mode.concurrency(config), len(todo))
+    def timed_out(index: int) -> CaseReport:
+        case = todo[index]
+        error = (
+            f"case {case.name!r}: did not finish within case_timeout_s="
+            f"{config.case_timeout_s:g} s: abandoned (a hung tool, provider or family?)"
+        )
+        return CaseReport(case.name, case.source, (), error, config.case_timeout_s)
+
+    supervisor = Supervisor(
+        len(todo),
+        lambda index: attempt(todo[index], mode, registry, config),
+        finished,
+        timed_out,
+        workers=mode.concurrency(config),
+        timeout_s=config.case_timeout_s,
+    )
     try:
-        if workers <= 1:
-            for index in range(len(todo)):
-                finished(index, run(index))
-        else:
-            pool = ThreadPoolExecutor(max_workers=workers)
-            try:
-                futures = {pool.submit(run, index): index for index in range(len(todo))}
-                for future in as_completed(futures):
-                    finished(futures[future], future.result())
-            finally:
-                # On an interruption, cases not yet started must not run anyway.
-                pool.shutdown(wait=True, cancel_futures=True)
+        supervisor.run()
     except KeyboardInterrupt as exc:
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
-        return interrupted_report(suite, mode.name, todo, reports, started, signum)
+        return interrupted_report(suite, mode.name, todo, reports, supervisor.started, signum)
     ordered = tuple(report for report in reports if report is not None)
     return SuiteReport(suite, ordered, mode.name, gating=config.gating)
 
