@@ -268,9 +268,9 @@ def test_configuration_sources_and_precedence(project: Path) -> None:
 @pytest.mark.parametrize(
     ("file", "text", "key"),
     [
-        ("zeroclaw.toml", '[eval]\nsuite = "good"\n', "eval.suite"),
-        ("pyproject.toml", "[tool.zeroclaw.eval]\nformats = 1\n", "tool.zeroclaw.eval.formats"),
-        ("custom.toml", '[eval]\nsuite_dir = "good"\ntimeout = 3\n', "eval.timeout"),
+        ("zeroclaw.toml", '[eval]\nsuite = "good"\n', 'eval.suite="good"'),
+        ("pyproject.toml", "[tool.zeroclaw.eval]\nformats = 1\n", "tool.zeroclaw.eval.formats=1"),
+        ("custom.toml", '[eval]\nsuite_dir = "good"\ntimeout = 3\n', "eval.timeout=3"),
     ],
 )
 def test_unknown_config_key_names_key_and_file(

@@ -286,8 +286,8 @@ def test_regex_search_outcomes_and_recovery_after_a_timeout() -> None:
     [
         ("0", "greater than 0"),
         ("-1", "greater than 0"),
-        ('"5"', "valid number"),
-        ("true", "valid number"),
+        ('"5"', "must be a number, not a string"),
+        ("true", "must be a number, not a boolean"),
         ("inf", "finite number"),
         ("nan", "finite number"),
     ],

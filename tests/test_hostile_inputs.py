@@ -254,7 +254,7 @@ def test_a_reader_that_goes_away_is_an_error_not_a_silent_pass(tmp_path: Path) -
     [
         (b'[eval]\nsuite_dir = "caf\xe9"\n', "not UTF-8 text (invalid byte at offset 23)"),
         (b'[eval]\nsuite_dir = "a"\nsuite_dir = "b"\n', "not valid TOML: "),
-        (b"[eval]\ncase_timeout = 5\n", "eval.case_timeout: unknown key"),
+        (b"[eval]\ncase_timeout = 5\n", "eval.case_timeout=5: unknown key"),
         (None, "cannot read: "),
     ],
     ids=["not-utf8", "duplicate-key", "unknown-key", "directory"],

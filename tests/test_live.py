@@ -474,10 +474,13 @@ def test_json_report_says_whether_it_gates(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("bogus = 1", "eval.live.bogus: unknown key (known keys: base_url, model, api_key_env"),
-        ('max_concurrency = "8"', "eval.live.max_concurrency: Input should be a valid integer"),
-        ("max_concurrency = 0", "eval.live.max_concurrency: Input should be greater than or"),
-        ('allowed_tools = [""]', "eval.live.allowed_tools.0: String should have at least 1"),
+        ("bogus = 1", "eval.live.bogus=1: unknown key (known keys: base_url, model, api_key_env"),
+        (
+            'max_concurrency = "8"',
+            'eval.live.max_concurrency="8": must be an integer, not a string',
+        ),
+        ("max_concurrency = 0", "eval.live.max_concurrency=0: input should be greater than or"),
+        ('allowed_tools = [""]', 'eval.live.allowed_tools[0]="": must not be empty'),
     ],
     ids=["unknown-key", "string-count", "zero-concurrency", "empty-tool-name"],
 )

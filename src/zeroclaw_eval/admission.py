@@ -12,7 +12,6 @@ steps). The first problem found is reported as one line:
 
 from __future__ import annotations
 
-import json
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -29,11 +28,10 @@ from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.record import RunRecord, empty_run
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CheckResult
+from zeroclaw_eval.wording import MISSING, describe, dotted, kind_of, shown
 
 Path_ = tuple[str | int, ...]
 
-_MISSING = object()
-"""Stands for a value absent from the document (a missing key)."""
 #: The largest fixture file admitted. A fixture is hand-written JSON; one this big
 #: is a mistake (a committed log dump), and reading it whole would cost gigabytes.
 MAX_FIXTURE_BYTES = 64 * 1024 * 1024
@@ -128,14 +126,14 @@ def admit_text(text: str, registry: Registry, mode: RunMode, *, source: str) -> 
     try:
         data = strictjson.loads(text.removeprefix("\ufeff"))
     except strictjson.StrictJSONError as exc:
-        raise AdmissionError(source, _dotted(exc.path), exc.message) from None
+        raise AdmissionError(source, dotted(exc.path), exc.message) from None
     return admit_data(data, registry, mode, source=source)
 
 
 def admit_data(data: Any, registry: Registry, mode: RunMode, *, source: str) -> Case:
     """Admit an already parsed fixture document."""
     if not isinstance(data, dict):
-        raise AdmissionError(source, "", f"a fixture must be a JSON object, not {_json_kind(data)}")
+        raise AdmissionError(source, "", f"a fixture must be a JSON object, not {kind_of(data)}")
     try:
         trace = LlmTrace.model_validate(data, strict=True)
     except ValidationError as exc:
@@ -160,7 +158,7 @@ def _admit_expects(
             known = ", ".join(sorted(registry.families))
             raise AdmissionError(
                 source,
-                _dotted(("expects", key)),
+                dotted(("expects", key)),
                 f"unknown key: no such expectation family (known: {known})",
             )
         family = entry.obj
@@ -190,7 +188,7 @@ def _admit_expects(
         except Exception as exc:  # a plugin's bug must not pass as an admitted case
             raise AdmissionError(
                 source,
-                _dotted(("expects", key)),
+                dotted(("expects", key)),
                 f"family {key!r} of plugin {exp.plugin!r} failed during admission: "
                 f"{type(exc).__name__}: {exc}",
             ) from None
@@ -219,39 +217,13 @@ def _empty_strings(value: Any, path: Path_) -> Iterator[Path_]:
 
 # --- turning errors into one line -------------------------------------------------
 
-_MESSAGES = {
-    "extra_forbidden": "unknown key",
-    "missing": "required key is missing",
-    "union_tag_not_found": "required key 'type' is missing ('text' or 'tool_calls')",
-}
-
-# Strict mode never coerces, so a type error always means the fixture wrote the
-# wrong JSON kind; saying which kind was expected and which was found is clearer
-# than pydantic's generic wording.
-_EXPECTED_KIND = {
-    "int_type": "an integer",
-    "bool_type": "a boolean (true or false)",
-    "string_type": "a string",
-    "float_type": "a number",
-    "list_type": "an array",
-    "dict_type": "an object",
-    "model_type": "an object",
-    "model_attributes_type": "an object",
-    "dataclass_type": "an object",
-}
-
 
 def _from_validation(source: str, data: Any, prefix: Path_, exc: ValidationError) -> AdmissionError:
     errors = exc.errors(include_url=False)
     first = errors[0]
-    kind = first["type"]
     path, value = _locate(data, (*prefix, *first["loc"]))
-    message = _MESSAGES.get(kind) or _lower_first(first["msg"])
-    if kind in _EXPECTED_KIND and value is not _MISSING:
-        message = f"must be {_EXPECTED_KIND[kind]}, not {_json_kind(value)}"
-    elif kind in ("too_short", "string_too_short") and value in ([], {}, ""):
-        message = "must not be empty"
-    elif kind == "union_tag_invalid":
+    message = describe(first, value)
+    if first["type"] == "union_tag_invalid":
         path, value = _locate(data, (*path, "type"))
         tags = first.get("ctx", {}).get("expected_tags", "")
         message = f"unknown response type (expected one of: {tags})"
@@ -266,10 +238,10 @@ def _problem(source: str, data: Any, path: Path_, message: str) -> AdmissionErro
 
 
 def _error(source: str, path: Path_, value: Any, message: str) -> AdmissionError:
-    field = _dotted(path)
-    shown = _show(value)
-    if shown is not None and field:
-        field = f"{field}={shown}"
+    field = dotted(path)
+    text = shown(value)
+    if text is not None and field:
+        field = f"{field}={text}"
     return AdmissionError(source, field, message)
 
 
@@ -278,7 +250,7 @@ def _locate(data: Any, loc: Iterable[Any]) -> tuple[Path_, Any]:
 
     Returns the path as it reads in the fixture (a discriminated union inserts its
     tag, ``text`` or ``tool_calls``, into the location; it is not a key of the
-    document, so it is dropped) and the raw value there, or ``_MISSING``.
+    document, so it is dropped) and the raw value there, or ``MISSING``.
     """
     path: list[str | int] = []
     current: Any = data
@@ -297,55 +269,11 @@ def _locate(data: Any, loc: Iterable[Any]) -> tuple[Path_, Any]:
             entered = False
             continue  # the union tag
         if isinstance(current, dict):
-            current = current.get(part, _MISSING)
+            current = current.get(part, MISSING)
         elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
             current = current[part]
         else:
-            current = _MISSING
+            current = MISSING
         path.append(part)
         entered = True
     return tuple(path), current
-
-
-def _dotted(path: Iterable[str | int]) -> str:
-    text = ""
-    for part in path:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif not _plain_key(part):
-            # Quoted, so that an empty key stays visible and a newline in a key
-            # cannot break the one-line message.
-            text += f"[{json.dumps(part, ensure_ascii=not part.isprintable())}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text
-
-
-def _plain_key(key: str) -> bool:
-    return bool(key) and key.isprintable() and not any(c in key for c in ' .[]="\\:')
-
-
-def _show(value: Any) -> str | None:
-    """The value for ``field=value``: scalars only, cut short; containers are not shown."""
-    if value is _MISSING or isinstance(value, (dict, list)):
-        return None
-    shown = json.dumps(value, ensure_ascii=False)
-    return shown if len(shown) <= 60 else shown[:56] + '..."'
-
-
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:]
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    return "a number"

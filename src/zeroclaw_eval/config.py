@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from zeroclaw_eval.agent import DEFAULT_MAX_TOOL_ITERATIONS
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.family import NonEmptyStr
+from zeroclaw_eval.wording import MISSING, describe, dotted, shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -165,12 +166,22 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
     try:
         return EvalConfig.model_validate(table)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        key = ".".join(str(part) for part in error["loc"])
+        error = exc.errors(include_url=False)[0]
+        value: Any = table
+        for part in error["loc"]:
+            if isinstance(value, dict):
+                value = value.get(part, MISSING)
+            elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+                value = value[part]
+            else:
+                value = MISSING
         if error["type"] == "extra_forbidden":
             table_model: type[BaseModel] = LiveConfig if error["loc"][0] == "live" else EvalConfig
             known = ", ".join(table_model.model_fields)
             message = f"unknown key (known keys: {known})"
         else:
-            message = error["msg"]
-        raise ConfigError(f"{path}: {where}.{key}: {message}") from None
+            message = describe(error, value)
+        field = f"{where}.{dotted(error['loc'])}"
+        if (text := shown(value)) is not None:
+            field += f"={text}"
+        raise ConfigError(f"{path}: {field}: {message}") from None
