@@ -361,6 +361,17 @@ REFUSALS: dict[str, tuple[Any, str, str]] = {
         'expects.response_matches[1]="(unclosed"',
         "not a valid regular expression",
     ),
+    # re refuses these with OverflowError and RecursionError, not re.error
+    "regex_repeat_too_large": (
+        expects(response_matches=["a{99999999999}"]),
+        'expects.response_matches[0]="a{99999999999}"',
+        "not a valid regular expression: the repetition number is too large",
+    ),
+    "regex_nested_too_deeply": (
+        expects(response_matches=["(" * 2000 + "a" + ")" * 2000]),
+        'expects.response_matches[0]="' + "(" * 55 + '..."',
+        "not a valid regular expression",
+    ),
     # the top level must be an object
     **{
         f"top_level_{kind}": (text, "", f"a fixture must be a JSON object, not {article}")
