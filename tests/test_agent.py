@@ -10,7 +10,7 @@ import copy
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -29,6 +29,7 @@ from zeroclaw_eval import (
     ToolCallRequest,
     ToolResult,
     admit_file,
+    case_workspace,
     get_plugin_manager,
     hookimpl,
     run_case,
@@ -434,3 +435,54 @@ def test_tokens_are_summed_over_every_model_reply() -> None:
 def test_arguments_json_keeps_non_ascii_as_is() -> None:
     recorded = RecordedCall(0, "c", "echo", {"message": "café 日本 👋"}, "", True)
     assert recorded.arguments_json == '{"message": "café 日本 👋"}'
+
+
+class FileTool:
+    """A tool with a side effect: it writes its argument into the case's workspace."""
+
+    name = "file_write"
+    description = "Write text to notes.txt in the case's workspace."
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+    seen: ClassVar[list[tuple[Path, str]]] = []
+
+    def run(self, arguments: dict[str, Any]) -> ToolResult:
+        workspace = case_workspace()
+        notes = workspace / "notes.txt"
+        before = notes.read_text() if notes.exists() else ""
+        notes.write_text(before + str(arguments.get("text")))
+        FileTool.seen.append((workspace, notes.read_text()))
+        return ToolResult(notes.read_text())
+
+
+class FileToolPlugin:
+    @hookimpl
+    def zeroclaw_eval_register_tools(self, register: Any) -> None:
+        register("file_write", FileTool)
+
+
+def test_each_case_gets_a_private_workspace_removed_when_it_ends(
+    write_case: Callable[..., Path],
+) -> None:
+    pm = get_plugin_manager(load_entry_points=False)
+    pm.register(FileToolPlugin(), name="file-tool")
+    registry = Registry.from_plugin_manager(pm)
+    call = {"id": "w1", "name": "file_write", "arguments": {"text": "first"}}
+    case = echo_case(
+        expects={
+            "exact_tool_calls": 1,
+            "tool_results_contain": [{"tool": "file_write", "needle": "first"}],
+        }
+    )
+    case["turns"][0]["steps"][0]["response"]["tool_calls"] = [call]
+    path = write_case(case, "a.json")
+    write_case(case, "b.json")
+    FileTool.seen.clear()
+    report = run_suite(path.parent, registry=registry)
+    assert [c.passed for c in report.cases] == [True, True]
+    (first, first_notes), (second, second_notes) = FileTool.seen
+    # The second case starts empty: it never sees the first one's file ("firstfirst").
+    assert (first_notes, second_notes) == ("first", "first")
+    assert first != second
+    assert not first.exists() and not second.exists()
+    with pytest.raises(RuntimeError, match="only available while a case runs"):
+        case_workspace()

@@ -64,5 +64,7 @@ def zeroclaw_eval_register_tools(register: Callable[[str, Callable[[], Tool]], N
 
     ``factory`` takes no arguments and returns a fresh
     :class:`~zeroclaw_eval.agent.Tool`; it is called once per case, so tool state
-    never leaks between cases. ``name`` must equal the tool's ``name``.
+    never leaks between cases. ``name`` must equal the tool's ``name``. A tool that
+    needs files works in :func:`zeroclaw_eval.case_workspace`, the running case's
+    private directory (made on first use, removed when the case ends).
     """

@@ -25,6 +25,7 @@ from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, SuiteReport, plural
 from zeroclaw_eval.suite import load_suite
 from zeroclaw_eval.supervise import Supervisor
+from zeroclaw_eval.workspace import fresh_workspace
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -69,7 +70,8 @@ def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -
     """
     started = time.perf_counter()
     try:
-        checks = case.grade(execute(case, mode, registry, config))
+        with fresh_workspace():
+            checks = case.grade(execute(case, mode, registry, config))
     except RunError as exc:
         error = f"case {case.name!r}: {exc}"
     except BaseException as exc:  # a tool, provider or mode bug fails this case only
