@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from zeroclaw_eval import Formatter, SuiteReport, hookimpl
 from zeroclaw_eval.testing import fixture, run_cli, run_zeroclaw, write_fixture
 
 
@@ -100,3 +102,40 @@ def test_reports_are_written_when_the_suite_fails_to_load(tmp_path: Path) -> Non
     assert document["errors"][0].endswith("1 fixture refused (of 1); no case was run")
     assert "expects.response_contains[0]" in document["errors"][1]
     assert "Traceback" not in result.stderr
+
+
+class Broken(Formatter):
+    """A formatter whose plugin has a bug."""
+
+    name = "broken"
+
+    def render(self, report: SuiteReport) -> str:
+        raise ValueError("kaput")
+
+
+class BrokenPlugin:
+    __name__ = "broken-plugin"  # the name pluggy registers it under
+
+    @hookimpl
+    def zeroclaw_eval_register_formatters(self, register: Callable[[Formatter], None]) -> None:
+        register(Broken())
+
+
+@pytest.mark.parametrize("loads", [True, False], ids=["after-the-run", "suite-fails-to-load"])
+def test_a_report_formatter_that_raises_is_an_error_naming_it(
+    suite: Path, tmp_path: Path, loads: bool
+) -> None:
+    if not loads:
+        (suite / "c.json").write_text("{", encoding="utf-8")
+    target = tmp_path / "broken.txt"
+    result = run_cli(
+        ["eval", "run", "--suite", str(suite), "--report", f"broken:{target}"], BrokenPlugin()
+    )
+    assert result.exit_code == 1
+    assert (
+        "Error: formatter 'broken' of plugin 'broken-plugin' raised ValueError: kaput"
+        in result.stderr.splitlines()
+    )
+    assert "Traceback" not in result.stderr
+    if not loads:  # the load error is not hidden by the formatter's
+        assert "c.json: not valid JSON" in result.stderr

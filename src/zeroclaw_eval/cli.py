@@ -85,23 +85,11 @@ class InProcessPlugins:
 
 
 def _render(registry: Registry, formatter: Formatter, report: SuiteReport) -> str:
-    """The formatter's document. A formatter that raises is a :class:`ReportError`
-    naming it and its plugin: exit 1, never a missing report read as a pass."""
-    from zeroclaw_eval.errors import ReportError
+    """The formatter's document; see :func:`zeroclaw_eval.report.render`."""
+    from zeroclaw_eval.report import render
 
-    try:
-        document = formatter.render(report)
-    except Exception as exc:
-        entry = registry.formatters.get(formatter.name)
-        plugin = entry.plugin if entry is not None else "?"
-        raise ReportError(
-            f"formatter {formatter.name!r} of plugin {plugin!r} raised {type(exc).__name__}: {exc}"
-        ) from None
-    if not isinstance(document, str):
-        raise ReportError(
-            f"formatter {formatter.name!r} returned {type(document).__name__}, not text"
-        )
-    return document
+    entry = registry.formatters.get(formatter.name)
+    return render(formatter, report, entry.plugin if entry is not None else "?")
 
 
 def _emit(document: str) -> None:
@@ -299,7 +287,7 @@ def run(
     blocked: tuple[str, ...],
 ) -> None:
     """Run a suite and print its report. Exit 0 iff every case passed (unless --no-gate)."""
-    from zeroclaw_eval.errors import ReportError, SuiteLoadError
+    from zeroclaw_eval.errors import SuiteLoadError, ZeroclawEvalError
     from zeroclaw_eval.report import SuiteReport
     from zeroclaw_eval.report_files import check_writable, resolve, write_reports
     from zeroclaw_eval.runner import run_cases
@@ -328,12 +316,14 @@ def run(
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
             report = SuiteReport(str(directory), (), config.mode, errors)
-            if formatter.machine_readable:
-                try:
+            # The reports are still rendered (a machine-readable stdout, CI's files);
+            # a failure there is reported, and the load error still is.
+            try:
+                if formatter.machine_readable:
                     _emit(_render(registry, formatter, report))
-                except ReportError as failure:  # reported, and the load error still is
-                    click.echo(f"Error: {failure}", err=True)
-            write_reports(targets, report)  # CI still gets its report files
+                write_reports(targets, report)
+            except ZeroclawEvalError as failure:
+                click.echo(f"Error: {failure}", err=True)
             raise
         with _sigterm_interrupts():
             report = run_cases(
@@ -439,7 +429,8 @@ def record(
                 except OSError as exc:
                     raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
                 written += 1
-        click.echo(registry.formatters["text"].obj.render(report), nl=False)
+        formatter = _named(registry.formatters, "text", "format", None, loaded)
+        _emit(_render(registry, formatter, report))
         click.echo(f"recorded {written}/{len(cases)} cases into {out}", err=True)
     sys.exit(report.exit_code())
 

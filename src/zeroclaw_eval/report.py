@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from zeroclaw_eval.errors import ReportError
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -120,6 +122,26 @@ class Formatter(ABC):
 # json.dumps(text, ensure_ascii=False) builds a new encoder on every call: 1.8 us
 # against 0.2 us for this one, and every graded check quotes a value or two.
 _quote = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def render(formatter: Formatter, report: SuiteReport, plugin: str) -> str:
+    """``formatter``'s document for ``report``, for stdout or a ``--report`` file.
+
+    A formatter that raises, or returns anything but text, is a
+    :class:`~zeroclaw_eval.errors.ReportError` naming it and its ``plugin``: exit 1,
+    never a missing report read as a pass, never a traceback.
+    """
+    try:
+        document = formatter.render(report)
+    except Exception as exc:
+        raise ReportError(
+            f"formatter {formatter.name!r} of plugin {plugin!r} raised {type(exc).__name__}: {exc}"
+        ) from None
+    if not isinstance(document, str):
+        raise ReportError(
+            f"formatter {formatter.name!r} returned {type(document).__name__}, not text"
+        )
+    return document
 
 
 def shorten(text: str | None, limit: int = 160) -> str:

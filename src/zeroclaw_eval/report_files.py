@@ -15,7 +15,7 @@ from pathlib import Path
 
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.registry import Registry
-from zeroclaw_eval.report import Formatter, SuiteReport
+from zeroclaw_eval.report import Formatter, SuiteReport, render
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,8 @@ class ReportTarget:
     spec: str
     formatter: Formatter
     path: Path
+    plugin: str
+    """The plugin that registered ``formatter``, for errors naming it."""
 
 
 def parse_spec(spec: str) -> tuple[str, Path]:
@@ -51,7 +53,7 @@ def resolve(specs: Iterable[str], registry: Registry) -> list[ReportTarget]:
         if key in seen:
             raise ValueError(f"{spec!r}: {path} is also the target of {seen[key]!r}")
         seen[key] = spec
-        targets.append(ReportTarget(spec, entry.obj, path))
+        targets.append(ReportTarget(spec, entry.obj, path, entry.plugin))
     return targets
 
 
@@ -78,12 +80,13 @@ def check_writable(targets: Sequence[ReportTarget]) -> None:
 def write_reports(targets: Sequence[ReportTarget], report: SuiteReport) -> None:
     """Render ``report`` with each target's formatter into its file (UTF-8).
 
-    Raises :class:`ConfigError` naming the path when one cannot be written.
+    Raises :class:`ConfigError` naming the path when one cannot be written, and
+    :class:`~zeroclaw_eval.errors.ReportError` naming a formatter that fails.
     """
     for target in targets:
+        text = render(target.formatter, report, target.plugin)
         try:
             # backslashreplace: a lone surrogate in a detail must not lose the report.
-            text = target.formatter.render(report)
             target.path.write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
             raise ConfigError(
