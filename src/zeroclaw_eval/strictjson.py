@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
-# A \u escape in the surrogate range: the only way a lone surrogate gets in.
+# A \u escape in the surrogate range, and a surrogate itself (in text that was
+# never UTF-8): the two ways a lone surrogate gets into a parsed document.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -97,49 +99,50 @@ def loads(text: str) -> Any:
     if _SURROGATE_ESCAPE.search(text) or _SURROGATE.search(text):
         _refuse_lone_surrogates(data)  # first: later messages may quote keys
     if refused:
-        path, marker = _find_refused(data, ())
+        path, marker = _find_refused(data)
         raise StrictJSONError(path, marker.message)
     return data
 
 
-def _refuse_lone_surrogates(value: Any) -> None:
+Path = tuple[str | int, ...]
+
+
+def _nodes(data: Any) -> Iterator[tuple[Path, Any, bool]]:
+    """``(path, node, is_key)`` for every value and key, in document order.
+
+    Depth-first; an object's keys come right after the object itself, with its
+    path, before any of its values.
+    """
+    stack: list[tuple[Any, Path]] = [(data, ())]
+    while stack:
+        current, where = stack.pop()
+        yield where, current, False
+        if isinstance(current, dict):
+            yield from ((where, key, True) for key in current)
+            stack.extend(reversed([(child, (*where, key)) for key, child in current.items()]))
+        elif isinstance(current, list):
+            stack.extend(reversed([(child, (*where, i)) for i, child in enumerate(current)]))
+
+
+def _refuse_lone_surrogates(data: Any) -> None:
     """Raise for the first string (key or value) that still holds a surrogate.
 
     Escaped pairs (``"\\ud83d\\ude00"``) decode to one character; what is left in
     the surrogate range is a lone half, which no UTF-8 report can carry. Keys are
     checked before their values, so a path never holds a surrogate itself.
     """
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
-    while stack:
-        current, where = stack.pop()
-        if isinstance(current, str):
-            found = _SURROGATE.search(current)
-            if found:
-                raise StrictJSONError(
-                    where, f"string holds a lone surrogate \\u{ord(found[0]):04x}"
-                )
-        elif isinstance(current, dict):
-            for key in current:
-                if _SURROGATE.search(key):
-                    raise StrictJSONError(where, f"key {json.dumps(key)} holds a lone surrogate")
-            stack.extend(reversed([(child, (*where, key)) for key, child in current.items()]))
-        elif isinstance(current, list):
-            stack.extend(reversed([(child, (*where, i)) for i, child in enumerate(current)]))
+    for where, node, is_key in _nodes(data):
+        found = _SURROGATE.search(node) if isinstance(node, str) else None
+        if found is None:
+            continue
+        if is_key:
+            raise StrictJSONError(where, f"key {json.dumps(node)} holds a lone surrogate")
+        raise StrictJSONError(where, f"string holds a lone surrogate \\u{ord(found[0]):04x}")
 
 
-def _find_refused(
-    value: Any, path: tuple[str | int, ...]
-) -> tuple[tuple[str | int, ...], _Refused]:
-    """The first refused value in document order (depth-first)."""
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, path)]
-    while stack:
-        current, where = stack.pop()
-        if isinstance(current, _Refused):
-            return where, current
-        children: list[tuple[Any, tuple[str | int, ...]]] = []
-        if isinstance(current, dict):
-            children = [(child, (*where, key)) for key, child in current.items()]
-        elif isinstance(current, list):
-            children = [(child, (*where, index)) for index, child in enumerate(current)]
-        stack.extend(reversed(children))
+def _find_refused(data: Any) -> tuple[Path, _Refused]:
+    """The first refused value in document order."""
+    for where, node, _ in _nodes(data):
+        if isinstance(node, _Refused):
+            return where, node
     raise AssertionError("a refused value was flagged but not found")  # pragma: no cover
