@@ -8,6 +8,8 @@ naming the key and the file. Relative paths in a file are relative to that file.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +84,21 @@ class EvalConfig(BaseModel):
     (capability, live) turn it off; the regression gate never does."""
     live: LiveConfig = Field(default_factory=LiveConfig)
     """The ``[eval.live]`` table, read by the ``live`` mode."""
+
+    def digest(self) -> str:
+        """A short, stable fingerprint of the settings that can change a verdict.
+
+        Two runs with the same digest ran their cases under the same settings, so
+        their results can be merged or compared. Where the report goes
+        (``format``) does not change a verdict and is left out.
+        """
+        settings = self.model_dump(mode="json", exclude=_PRESENTATION_KEYS)
+        canonical = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+_PRESENTATION_KEYS = {"format"}
+"""Settings of :class:`EvalConfig` that only say how a report is shown."""
 
 
 DEFAULT_SUITE_DIR: str = EvalConfig.model_fields["suite_dir"].default

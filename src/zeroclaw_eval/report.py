@@ -60,7 +60,9 @@ class SuiteReport:
     machine-readable report always exists. ``gating`` is false for a suite that
     only measures (capability, live): its failures are reported but do not fail the
     exit code. ``interrupted`` names the signal that stopped a partial report
-    (``"SIGINT"``), else ``None``.
+    (``"SIGINT"``), else ``None``. ``config_digest`` is
+    :meth:`~zeroclaw_eval.config.EvalConfig.digest` of the settings the cases ran
+    under (empty when none ran).
     """
 
     suite: str
@@ -69,6 +71,7 @@ class SuiteReport:
     errors: tuple[str, ...] = ()
     gating: bool = True
     interrupted: str | None = None
+    config_digest: str = ""
 
     @property
     def passed_count(self) -> int:

@@ -139,7 +139,9 @@ def run_cases(
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
         return interrupted_report(suite, mode.name, todo, reports, supervisor.started, signum)
     ordered = tuple(report for report in reports if report is not None)
-    return SuiteReport(suite, ordered, mode.name, gating=config.gating)
+    return SuiteReport(
+        suite, ordered, mode.name, gating=config.gating, config_digest=config.digest()
+    )
 
 
 def interrupted_report(

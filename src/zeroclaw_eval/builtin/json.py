@@ -26,6 +26,7 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "gating": report.gating,
         "errors": list(report.errors),
         "interrupted": report.interrupted,
+        "config_digest": report.config_digest,
         "cases": [
             {
                 "name": case.name,
