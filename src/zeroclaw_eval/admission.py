@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from zeroclaw_eval import strictjson
 from zeroclaw_eval.errors import AdmissionError
 from zeroclaw_eval.family import Family
-from zeroclaw_eval.fixture import LlmTrace
+from zeroclaw_eval.fixture import SCHEMA_KEY, LlmTrace
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.record import RunRecord, empty_run
 from zeroclaw_eval.registry import Registry
@@ -134,6 +134,10 @@ def admit_data(data: Any, registry: Registry, mode: RunMode, *, source: str) -> 
     """Admit an already parsed fixture document."""
     if not isinstance(data, dict):
         raise AdmissionError(source, "", f"a fixture must be a JSON object, not {kind_of(data)}")
+    if SCHEMA_KEY in data:  # for editors only: it says nothing about the case
+        if not isinstance(data[SCHEMA_KEY], str):
+            raise _problem(source, data, (SCHEMA_KEY,), "must be a string (the schema's URL)")
+        data = {key: value for key, value in data.items() if key != SCHEMA_KEY}
     try:
         trace = LlmTrace.model_validate(data, strict=True)
     except ValidationError as exc:

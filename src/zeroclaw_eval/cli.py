@@ -476,3 +476,7 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
                 click.echo(f"    {kind}: {', '.join(provided[kind])}")
     if never_loaded:
         click.echo(f"blocked: {', '.join(never_loaded)}")
+
+
+# Commands in modules of their own attach themselves to the group when imported.
+from zeroclaw_eval.commands import schema as _schema  # noqa: E402, F401

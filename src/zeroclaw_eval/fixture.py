@@ -13,6 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 from zeroclaw_eval.family import NonEmptyStr
 
+SCHEMA_KEY = "$schema"
+"""A top-level key naming the JSON Schema an editor checks the fixture against
+(``zeroclaw eval schema``). Admission allows it, as a string, and ignores it."""
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
