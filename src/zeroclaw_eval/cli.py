@@ -479,4 +479,5 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
 
 
 # Commands in modules of their own attach themselves to the group when imported.
+from zeroclaw_eval.commands import merge as _merge  # noqa: E402, F401
 from zeroclaw_eval.commands import schema as _schema  # noqa: E402, F401

@@ -1,0 +1,164 @@
+"""Reading a ``json`` report back: the document becomes a :class:`SuiteReport` again.
+
+The inverse of :func:`zeroclaw_eval.builtin.json.report_document`, for
+``zeroclaw eval merge``. A report read back must say what the run said, so the
+document is validated strictly (no coercion) and checked for consistency: the
+counts must match the cases, and a case marked passed must have passed every one
+of its checks. A hand-edited or truncated report is refused with the file and the
+field, never merged into a green verdict. Keys this version does not know are
+ignored: adding fields keeps the schema version.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from zeroclaw_eval.builtin.json import SCHEMA_VERSION
+from zeroclaw_eval.errors import ZeroclawEvalError
+from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
+from zeroclaw_eval.wording import MISSING, describe, dotted, shown
+
+
+class ReportReadError(ZeroclawEvalError):
+    """A JSON report could not be read back: unreadable, not JSON, or inconsistent."""
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
+
+
+class CheckDoc(_Doc):
+    check: str
+    passed: bool
+    detail: str
+
+
+class CaseDoc(_Doc):
+    name: str
+    source: str
+    passed: bool
+    error: str | None
+    duration_s: float = Field(0.0, ge=0)
+    checks: list[CheckDoc]
+
+
+class ShardDoc(_Doc):
+    index: int = Field(ge=1)
+    count: int = Field(ge=1)
+
+
+class ReportDoc(_Doc):
+    schema_version: int
+    suite: str
+    mode: str
+    total: int = Field(ge=0)
+    passed: int = Field(ge=0)
+    all_passed: bool
+    gating: bool = True
+    errors: list[str]
+    interrupted: str | None = None
+    config_digest: str = ""
+    shard: ShardDoc | None = None
+    suite_total: int | None = Field(None, ge=0)
+    cases: list[CaseDoc]
+
+
+@dataclass(frozen=True)
+class ReadReport:
+    """A report read from ``path``, with what the suite report itself does not hold:
+    the ``--shard K/N`` it was (``None`` for a whole run) and the case count of the
+    whole suite."""
+
+    path: str
+    report: SuiteReport
+    shard: tuple[int, int] | None
+    suite_total: int
+
+
+def read_report(path: Path) -> ReadReport:
+    """Read one ``json`` report file. Raises :class:`ReportReadError` naming the file
+    and, for a bad document, the field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReportReadError(f"{path}: no such report") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportReadError(f"{path}: cannot be read: {exc}") from None
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except ValueError as exc:
+        raise ReportReadError(
+            f"{path}: not a JSON report (write one with --format json or --report json:PATH): {exc}"
+        ) from None
+    return report_from_document(data, str(path))
+
+
+def report_from_document(data: Any, path: str) -> ReadReport:
+    """A ``json`` report document (parsed) as a :class:`ReadReport`; ``path`` names it."""
+    if not isinstance(data, dict) or "cases" not in data or "schema_version" not in data:
+        raise ReportReadError(f"{path}: not a zeroclaw eval JSON report")
+    try:
+        doc = ReportDoc.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        value: Any = data
+        for part in error["loc"]:
+            try:
+                value = value[part]
+            except (KeyError, IndexError, TypeError):
+                value = MISSING
+                break
+        field = dotted(error["loc"])
+        if (text := shown(value)) is not None:
+            field += f"={text}"
+        raise ReportReadError(f"{path}: {field}: {describe(error, value)}") from None
+    if doc.schema_version != SCHEMA_VERSION:
+        raise ReportReadError(
+            f"{path}: schema_version={doc.schema_version}: this version reads "
+            f"schema_version {SCHEMA_VERSION} only"
+        )
+    cases = tuple(_case(case) for case in doc.cases)
+    for index, (case_doc, case) in enumerate(zip(doc.cases, cases, strict=True)):
+        if case_doc.passed != case.passed:
+            raise ReportReadError(
+                f"{path}: cases[{index}].passed={json.dumps(case_doc.passed)}: contradicts "
+                f"its checks and error (the report was edited or is damaged)"
+            )
+    report = SuiteReport(
+        doc.suite,
+        cases,
+        doc.mode,
+        tuple(doc.errors),
+        gating=doc.gating,
+        interrupted=doc.interrupted,
+        config_digest=doc.config_digest,
+    )
+    for key, stated, actual in (
+        ("total", doc.total, len(cases)),
+        ("passed", doc.passed, report.passed_count),
+        ("all_passed", doc.all_passed, report.all_passed),
+    ):
+        if stated != actual:
+            raise ReportReadError(
+                f"{path}: {key}={json.dumps(stated)}: the cases say {json.dumps(actual)} "
+                "(the report was edited or is damaged)"
+            )
+    shard = (doc.shard.index, doc.shard.count) if doc.shard is not None else None
+    if shard is not None and shard[0] > shard[1]:
+        raise ReportReadError(f"{path}: shard.index={shard[0]}: more than shard.count={shard[1]}")
+    total = doc.suite_total if doc.suite_total is not None else len(cases)
+    return ReadReport(path, report, shard, total)
+
+
+def _case(doc: CaseDoc) -> CaseReport:
+    checks = tuple(CheckResult(check.check, check.passed, check.detail) for check in doc.checks)
+    return CaseReport(doc.name, doc.source, checks, doc.error, doc.duration_s)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name}")
