@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.plugins import PluginManager
     from zeroclaw_eval.registry import Registered, Registry
     from zeroclaw_eval.report import Formatter, SuiteReport
+    from zeroclaw_eval.report_files import ReportTarget
     from zeroclaw_eval.shard import ShardSpec
 
 T = TypeVar("T")
@@ -182,7 +183,11 @@ def _blocked(
 
 
 def _load_suite(
-    directory: Path, registry: Registry, mode: RunMode, paths: Sequence[Path] = ()
+    directory: Path,
+    registry: Registry,
+    mode: RunMode,
+    paths: Sequence[Path] = (),
+    source: Callable[[Path], str] = str,
 ) -> list[Case]:
     """Admit the suite, then let the cyclic collector run, blind to all built so far.
 
@@ -198,7 +203,9 @@ def _load_suite(
     from zeroclaw_eval.suite import load_suite
 
     try:
-        return load_named(paths, registry, mode) if paths else load_suite(directory, registry, mode)
+        if paths:
+            return load_named(paths, registry, mode, source=source)
+        return load_suite(directory, registry, mode, source=source)
     finally:
         gc.freeze()
         if click.get_current_context().meta.get(_COLLECTOR_PAUSED):
@@ -213,6 +220,13 @@ def _suite_dir(loaded: LoadedConfig, suite: Path | None) -> Path:
     if configured.is_absolute() or loaded.base_dir.resolve() == Path.cwd().resolve():
         return configured  # kept relative, so reports name fixtures as the user does
     return loaded.base_dir / configured
+
+
+def _shown(loaded: LoadedConfig) -> Callable[[Path], str]:
+    """How reports name a fixture: relative to the work tree, else to the configuration."""
+    from zeroclaw_eval.paths import display_root, shown_from
+
+    return shown_from(display_root(loaded.base_dir))
 
 
 def _named(
@@ -327,7 +341,8 @@ plugin_option = click.option(
     "report_specs",
     multiple=True,
     metavar="FORMAT:PATH",
-    help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml.",
+    help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml; "
+    "PATH - is stdout, in place of --format. Replaces [eval].report.",
 )
 @config_option
 @plugin_option
@@ -378,14 +393,25 @@ def run(
             targets = resolve(report_specs, registry)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--report'") from None
+        if not report_specs:
+            targets = _configured_reports(loaded, registry)
+        stdout_target = next((target for target in targets if target.to_stdout), None)
+        if stdout_target is not None:
+            if format_name is not None:
+                raise click.UsageError(
+                    f"--format {format_name} and --report {stdout_target.spec} both write stdout"
+                )
+            formatter = _with_verbosity(
+                stdout_target.formatter, -1 if quiet else 1 if verbose else 0
+            )
         check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
-        label = suite_label(paths) if paths else str(directory)
+        shown = _shown(loaded)
+        label = suite_label([Path(shown(path)) for path in paths or (directory,)])
         sharded = (shard_spec.index, shard_spec.count) if shard_spec is not None else None
         try:
-            selected = select(
-                _load_suite(directory, registry, run_mode, paths), keyword, shard_spec
-            )
+            admitted = _load_suite(directory, registry, run_mode, paths, shown)
+            selected = select(admitted, keyword, shard_spec)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
             report = SuiteReport(label, (), config.mode, errors, shard=sharded)
@@ -407,6 +433,17 @@ def run(
         _emit(_render(registry, formatter, report))
         write_reports(targets, report)
     sys.exit(report.exit_code())
+
+
+def _configured_reports(loaded: LoadedConfig, registry: Registry) -> list[ReportTarget]:
+    """The ``report`` key's targets, paths relative to the configuration file."""
+    from zeroclaw_eval.errors import ConfigError
+    from zeroclaw_eval.report_files import relative_to, resolve
+
+    try:
+        return resolve(relative_to(loaded.config.report, loaded.base_dir), registry)
+    except ValueError as exc:
+        raise ConfigError(f"{loaded.field('report')}: {exc}") from None
 
 
 def _with_verbosity(formatter: Formatter, verbosity: int) -> Formatter:
@@ -447,7 +484,7 @@ def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
-        cases = _load_suite(directory, registry, run_mode)
+        cases = _load_suite(directory, registry, run_mode, source=_shown(loaded))
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)

@@ -36,14 +36,19 @@ def fixture_paths(directory: Path) -> list[Path]:
     return [directory / name for name in names]
 
 
-def load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
-    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal."""
+def load_suite(
+    directory: Path, registry: Registry, mode: RunMode, *, source: Callable[[Path], str] = str
+) -> list[Case]:
+    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal.
+
+    ``source(path)`` is how each case names its fixture in reports (default: the path).
+    """
     paths = fixture_paths(directory)
     if not paths:
         raise SuiteLoadError(
             f"suite {directory}: no *.json fixtures: an empty suite is never green"
         )
-    return admit_files(paths, registry, mode, suite=str(directory))
+    return admit_files(paths, registry, mode, suite=str(directory), source=source)
 
 
 def admit_files(
