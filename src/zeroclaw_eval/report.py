@@ -62,7 +62,9 @@ class SuiteReport:
     exit code. ``interrupted`` names the signal that stopped a partial report
     (``"SIGINT"``), else ``None``. ``config_digest`` is
     :meth:`~zeroclaw_eval.config.EvalConfig.digest` of the settings the cases ran
-    under (empty when none ran).
+    under (empty when none ran). ``shard`` is ``(K, N)`` when the cases are the
+    ``--shard K/N`` slice of the suite, and ``suite_total`` counts the cases of the
+    whole suite before any selection or sharding (``None``: the cases are the suite).
     """
 
     suite: str
@@ -72,6 +74,8 @@ class SuiteReport:
     gating: bool = True
     interrupted: str | None = None
     config_digest: str = ""
+    shard: tuple[int, int] | None = None
+    suite_total: int | None = None
 
     @property
     def passed_count(self) -> int:
