@@ -47,6 +47,7 @@ def workspace(tmp_path: Path) -> Path:
     whose texts hold every character the workflow commands must escape."""
     suite = tmp_path / "evals" / "suite"
     suite.mkdir(parents=True)
+    (tmp_path / ".git").mkdir()  # a checkout, as actions/checkout leaves it
     (suite / "a_green.json").write_text(json.dumps(echo_case()), encoding="utf-8")
     red = echo_case(
         model_name="red, case: 100%",
@@ -84,9 +85,7 @@ def test_failed_checks_are_annotated_on_their_fixture(workspace: Path, tmp_path:
         {
             "command": "error",
             "file": "evals/suite/b_red.json",
-            "line": str(
-                next(i for i, text in enumerate(lines, 1) if '"response_contains"' in text)
-            ),
+            "line": line_of("response_contains"),
             "title": "zeroclaw eval: red, case: 100%",
             "message": 'response_contains: "50% off,\\nnow: today": not found: '
             'the final response is "The echo said: hello"',

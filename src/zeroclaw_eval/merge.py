@@ -128,7 +128,8 @@ def _sameness_problems(reports: Sequence[ReadReport]) -> list[str]:
         if held != totals[0]:
             problems.append(
                 f"the shards hold {plural(held, 'case')} but the suite has {totals[0]}: "
-                "a merge of them would not be the whole suite"
+                "a merge of them would not be the whole suite (shards run with -k, or "
+                "with different PATH arguments, cannot be merged into it)"
             )
     return problems
 

@@ -77,13 +77,32 @@ def _git_work_tree(directory: Path) -> Path | None:
 
 
 def relative(source: str) -> str:
-    """``source`` as GitHub wants it: relative to the work tree, ``/``-separated."""
-    path = Path(os.path.abspath(source))
+    """``source`` as GitHub wants it: relative to the work tree, ``/``-separated.
+
+    The harness already names fixtures relative to the work tree when they are in
+    it (:mod:`zeroclaw_eval.paths`); an absolute path is made relative here when it
+    lies in the work tree, and kept (GitHub cannot place it) when it does not.
+    """
+    path = Path(source)
+    if not path.is_absolute():
+        return path.as_posix()
     root = work_tree(path)
     try:
         return path.relative_to(root).as_posix()
-    except ValueError:  # outside the work tree: GitHub cannot place it anyway
+    except ValueError:
         return source
+
+
+def _fixture_file(source: str) -> Path:
+    """The file a report's ``source`` names: relative ones are relative to the work tree."""
+    path = Path(source)
+    if path.is_absolute():
+        return path
+    roots = [os.environ.get(WORKSPACE_ENV), _git_work_tree(Path.cwd().resolve()), Path.cwd()]
+    for root in roots:
+        if root and (Path(root) / path).is_file():
+            return Path(root) / path
+    return path
 
 
 def family_line(source: str, check: str) -> int | None:
@@ -92,7 +111,7 @@ def family_line(source: str, check: str) -> int | None:
     if not family:
         return None
     try:
-        lines = Path(source).read_text(encoding="utf-8").splitlines()
+        lines = _fixture_file(source).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
     needle = f'"{family}"'

@@ -1,0 +1,77 @@
+"""Four ``--shard K/4`` runs as separate processes, merged: the same verdict, cases and
+exit code as running the suite whole, for a green and for a red suite."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .cli_process import json_report
+from .conftest import PROJECT, echo_case, zeroclaw, zeroclaw_all
+from .test_merge import verdict
+
+SHARDS = 4
+
+
+def work_tree(tmp_path: Path, red: bool) -> Path:
+    """A checkout holding the shipped regression suite; the red one has two failing cases."""
+    root = tmp_path / ("red" if red else "green")
+    (root / ".git").mkdir(parents=True)
+    suite = root / "evals" / "regression"
+    shutil.copytree(PROJECT / "evals" / "regression", suite)
+    if red:
+        for name in ("a_first_red", "z_last_red"):
+            case = echo_case(model_name=name, expects={"response_contains": ["absent"]})
+            (suite / f"{name}.json").write_text(json.dumps(case), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("red", [False, True], ids=["green", "red"])
+def test_four_shards_merge_into_the_unsharded_run(red: bool, tmp_path: Path) -> None:
+    root = work_tree(tmp_path, red)
+    runs: dict[str, tuple[list[str | Path], Path | None]] = {
+        "whole": (["eval", "run", "--format", "json"], root),
+        **{
+            f"shard-{k}": (
+                ["eval", "run", "--shard", f"{k}/{SHARDS}", "--report", f"json:shard-{k}.json"],
+                root,
+            )
+            for k in range(1, SHARDS + 1)
+        },
+    }
+    done = zeroclaw_all(runs)
+    whole = json_report(done["whole"])
+    assert done["whole"].returncode == (1 if red else 0)
+    shard_docs: list[dict[str, Any]] = []
+    for k in range(1, SHARDS + 1):
+        doc = json.loads((root / f"shard-{k}.json").read_text(encoding="utf-8"))
+        assert doc["shard"] == {"index": k, "count": SHARDS}
+        assert doc["suite_total"] == whole["total"]
+        assert done[f"shard-{k}"].returncode == (0 if doc["all_passed"] else 1)
+        shard_docs.append(doc)
+    # Every case in exactly one shard, and each shard did real work.
+    sources = sorted(case["source"] for doc in shard_docs for case in doc["cases"])
+    assert sources == sorted(case["source"] for case in whole["cases"])
+    assert all(doc["cases"] for doc in shard_docs)
+    if red:  # the failures fell in different shards: no single shard tells the verdict
+        assert sum(1 for doc in shard_docs if not doc["all_passed"]) == 2
+
+    merged = zeroclaw(
+        "eval",
+        "merge",
+        *(f"shard-{k}.json" for k in range(1, SHARDS + 1)),
+        "--format",
+        "json",
+        cwd=root,
+    )
+    assert merged.returncode == done["whole"].returncode, merged.stderr
+    assert verdict(json_report(merged)) == verdict(whole)
+
+    # Three shards are not the run: an error, never a partial green.
+    partial = zeroclaw("eval", "merge", "shard-1.json", "shard-2.json", "shard-3.json", cwd=root)
+    assert partial.returncode == 1
+    assert f"shard 4/{SHARDS} is missing" in partial.stderr
