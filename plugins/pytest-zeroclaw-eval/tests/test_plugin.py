@@ -255,3 +255,51 @@ def test_a_missing_suite_is_a_usage_error(project: Path) -> None:
     result = pytest_run(project, "--zeroclaw-suite", "evals/nothing")
     assert result.returncode == 4
     assert "zeroclaw-eval: suite" in result.stderr and "no such directory" in result.stderr
+
+
+HANG_PLUGIN = """
+import threading
+
+from zeroclaw_eval import hookimpl
+
+
+class Hang:
+    name = "hang"
+    description = "never returns"
+    parameters = {"type": "object"}
+
+    def run(self, arguments):
+        threading.Event().wait()
+
+
+@hookimpl
+def zeroclaw_eval_register_tools(register):
+    register("hang", Hang)
+"""
+
+
+def test_a_hung_case_fails_at_its_time_limit_and_the_session_goes_on(
+    project: Path, tmp_path: Path
+) -> None:
+    # A zeroclaw-eval plugin installed the way pip lays one out: module + dist-info.
+    site = tmp_path / "site"
+    write(site / "zeroclaw_eval_hang.py", HANG_PLUGIN)
+    info = site / "zeroclaw_eval_hang-0.1.dist-info"
+    write(info / "METADATA", "Metadata-Version: 2.1\nName: zeroclaw-eval-hang\nVersion: 0.1\n")
+    write(info / "entry_points.txt", "[zeroclaw_eval]\nhang = zeroclaw_eval_hang\n")
+    hung = echo_case("hung", exact_tool_calls=1)
+    hung["turns"][0]["steps"][0]["response"]["tool_calls"][0]["name"] = "hang"
+    write(project / "evals" / "regression" / "b_hung.json", hung)
+    write(project / "zeroclaw.toml", "[eval]\ncase_timeout_s = 1\n")
+    code, outcomes, stdout = junit(
+        project, "--zeroclaw-suite", "evals/regression", "-k", "not red",
+        env={"PYTHONPATH": str(site)},
+    )  # fmt: skip
+    assert code == 1
+    assert outcomes == {
+        "a_green": "passed",
+        "b_green": "passed",
+        "b_hung": "failure",
+        "d_green": "passed",  # the cases after it ran, on a fresh worker
+    }
+    assert "case 'hung': did not finish within case_timeout_s=1 s: abandoned" in stdout

@@ -17,6 +17,8 @@ Everything else is pytest's own: ``-k``, ``-x``, ``--lf``, ``--junitxml``,
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +34,7 @@ from zeroclaw_eval.paths import display_root, shown_from
 from zeroclaw_eval.plugins import get_plugin_manager
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, SuiteReport
-from zeroclaw_eval.runner import run_case, select_mode
+from zeroclaw_eval.runner import attempt, select_mode
 
 INI_SUITES = "zeroclaw_suite"
 
@@ -48,6 +50,53 @@ class Harness:
     mode: RunMode
     shown: Callable[[Path], str]
     """How a fixture is named in messages and reports (as ``zeroclaw eval run`` names it)."""
+    worker: CaseWorker
+
+
+class CaseWorker:
+    """Runs one case at a time on a daemon thread, under ``case_timeout_s``.
+
+    As :mod:`zeroclaw_eval.supervise` does for a suite: a case that hangs costs its
+    time limit and a failed item, not the session; its thread is abandoned (a
+    daemon never keeps the process alive) and a fresh one takes the next case.
+    pytest hands over one item at a time, so one thread kept for the session
+    replaces the supervisor's thread per call (about 1 ms an item;
+    benchmarks/ecosystem.py).
+    """
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        self._inbox: queue.SimpleQueue[tuple[Callable[[], CaseReport], list[CaseReport]]] | None
+        self._inbox = None
+        self._done = threading.Semaphore(0)
+
+    def run(self, job: Callable[[], CaseReport], timed_out: Callable[[], CaseReport]) -> CaseReport:
+        """``job()``'s report, or ``timed_out()`` when it takes longer than the limit."""
+        if self._inbox is None:
+            self._inbox = queue.SimpleQueue()
+            self._done = threading.Semaphore(0)
+            threading.Thread(
+                target=self._work,
+                args=(self._inbox, self._done),
+                name="zeroclaw-eval pytest worker",
+                daemon=True,
+            ).start()
+        result: list[CaseReport] = []
+        self._inbox.put((job, result))
+        if not self._done.acquire(timeout=self.timeout_s):
+            self._inbox = None  # abandoned with its case; the next one gets a new thread
+            return timed_out()
+        return result[0]
+
+    @staticmethod
+    def _work(
+        inbox: queue.SimpleQueue[tuple[Callable[[], CaseReport], list[CaseReport]]],
+        done: threading.Semaphore,
+    ) -> None:
+        while True:
+            job, result = inbox.get()
+            result.append(job())  # attempt() turns every failure into a report
+            done.release()
 
 
 HARNESS = pytest.StashKey[Harness]()
@@ -124,7 +173,8 @@ def _harness(config: pytest.Config, suites: list[Path]) -> Harness:
     mode = select_mode(registry, settings.mode)
     mode.check_config(settings, registry)
     shown = shown_from(display_root(loaded.base_dir, config.invocation_params.dir))
-    return Harness(frozenset(s.resolve() for s in suites), settings, registry, mode, shown)
+    worker = CaseWorker(settings.case_timeout_s)
+    return Harness(frozenset(s.resolve() for s in suites), settings, registry, mode, shown, worker)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -179,7 +229,18 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         harness = self.config.stash[HARNESS]
-        report = run_case(self.case, harness.mode, harness.registry, harness.config)
+        case, config = self.case, harness.config
+
+        def timed_out() -> CaseReport:
+            error = (
+                f"case {case.name!r}: did not finish within case_timeout_s="
+                f"{config.case_timeout_s:g} s: abandoned (a hung tool, provider or family?)"
+            )
+            return CaseReport(case.name, case.source, (), error, config.case_timeout_s)
+
+        report = harness.worker.run(
+            lambda: attempt(case, harness.mode, harness.registry, config), timed_out
+        )
         passed = sum(1 for check in report.checks if check.passed)
         self.user_properties.append(("zeroclaw_checks", f"{passed}/{len(report.checks)}"))
         if not report.passed:
