@@ -114,8 +114,12 @@ def family_line(source: str, check: str) -> int | None:
         lines = _fixture_file(source).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
+    # Searched from the "expects" key on: a scripted reply may quote a family's name.
+    start = next((index for index, line in enumerate(lines) if '"expects"' in line), 0)
     needle = f'"{family}"'
-    return next((number for number, line in enumerate(lines, 1) if needle in line), None)
+    return next(
+        (number for number, line in enumerate(lines[start:], start + 1) if needle in line), None
+    )
 
 
 class GithubFormatter(Formatter):
