@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from zeroclaw_eval import Registry
 from zeroclaw_eval.exitfirst import NOT_RUN
 from zeroclaw_eval.testing import fixture, write_fixture
 
@@ -113,3 +114,18 @@ def test_a_typo_in_a_family_parameter_shows_beside_the_missing_key(tmp_path: Pat
         'suite/typo.json: expects.tool_arguments_contain[0].needel="x": unknown key',
     ]
     assert json.dumps(errors).count("typo.json") == 2
+
+
+def test_plugins_shows_what_each_family_formatter_and_mode_does(registry: Registry) -> None:
+    text, as_json = zeroclaw("eval", "plugins"), zeroclaw("eval", "plugins", "--json")
+    assert text.returncode == as_json.returncode == 0
+    rows = {row["name"]: row for row in json.loads(as_json.stdout)["plugins"]}
+    tables = {"families": registry.families, "formatters": registry.formatters}
+    tables["modes"] = registry.modes
+    for kind, table in tables.items():
+        for name, entry in table.items():
+            description = entry.obj.description
+            assert description, f"{kind} {name} has no description"
+            assert f"\n        {name}: {description}\n" in text.stdout
+            assert rows[entry.plugin]["descriptions"][kind][name] == description
+    assert "response_contains: the final response contains each substring" in text.stdout

@@ -19,7 +19,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -455,6 +455,19 @@ def _with_verbosity(formatter: Formatter, verbosity: int) -> Formatter:
     return formatter
 
 
+def _description(registry: Registry, kind: str, name: str) -> str:
+    """What a registered family, formatter or mode says it does (tools say nothing)."""
+    from zeroclaw_eval.errors import one_line
+
+    tables: dict[str, Mapping[str, Registered[Any]]] = {
+        "families": registry.families,
+        "formatters": registry.formatters,
+        "modes": registry.modes,
+    }
+    entry = tables.get(kind, {}).get(name)
+    return one_line(str(getattr(entry.obj, "description", "") or "")) if entry else ""
+
+
 def _progress() -> Callable[[int, int, int], None] | None:
     """A progress line on stderr when it is a terminal; nothing otherwise (logs, CI, pipes)."""
     if not sys.stderr.isatty():
@@ -579,6 +592,11 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
             "version": origin.version,
             "entry_point": origin.entry_point,
             "provides": registry.provided_by(origin.name),
+            "descriptions": {
+                kind: {name: _description(registry, kind, name) for name in names}
+                for kind, names in registry.provided_by(origin.name).items()
+                if names and kind != "tools"
+            },
         }
         for origin in pm.origins.values()
     ]
@@ -595,5 +613,8 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
         for kind in KINDS:
             if provided[kind]:
                 click.echo(f"    {kind}: {', '.join(provided[kind])}")
+                for name in provided[kind]:
+                    if description := _description(registry, kind, name):
+                        click.echo(f"        {name}: {description}")
     if never_loaded:
         click.echo(f"blocked: {', '.join(never_loaded)}")
