@@ -189,3 +189,9 @@ def test_h_is_help_on_every_command(command: list[str]) -> None:
     assert short.returncode == 0
     assert short.stdout == long.stdout
     assert short.stdout.startswith("Usage: zeroclaw")
+
+
+def test_an_empty_k_selects_everything_as_in_pytest(project: Path) -> None:
+    run = zeroclaw("eval", "run", "--suite", "suite", "-k", " ", "--format", "json", cwd=project)
+    assert names(run) == ["alpha-one", "alpha-two", "beta-red"]
+    assert json_report(run)["suite_total"] == 3
