@@ -177,3 +177,10 @@ def test_two_reports_on_stdout_are_a_usage_error(
     run = zeroclaw("eval", "run", *args, cwd=project)
     assert run.returncode == 2
     assert message in run.stderr
+
+
+def test_where_reports_go_does_not_change_the_config_digest() -> None:
+    from zeroclaw_eval.config import EvalConfig
+
+    assert EvalConfig(report=["junit:out.xml"]).digest() == EvalConfig().digest()
+    assert EvalConfig(gating=False).digest() != EvalConfig().digest()
