@@ -482,22 +482,28 @@ def _progress() -> Callable[[int, int, int], None] | None:
 
 
 @eval_group.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @suite_option
 @config_option
 @plugin_option
-def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]) -> None:
-    """Admit a suite and grade each fixture against an empty run, running nothing.
+def check(
+    paths: tuple[Path, ...], suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
+) -> None:
+    """Admit a suite (or the fixture files and suite directories PATHS) and grade each
+    fixture against an empty run, running nothing.
 
     Exit 1 if any fixture is refused, or is vacuous: a run that does nothing
     (no response, no tool call) would pass all of its checks.
     """
     from zeroclaw_eval.suite import vacuity
 
+    if paths and suite is not None:
+        raise click.UsageError("give PATH arguments or --suite, not both")
     with _errors():
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
-        cases = _load_suite(directory, registry, run_mode, source=_shown(loaded))
+        cases = _load_suite(directory, registry, run_mode, paths, _shown(loaded))
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
