@@ -42,7 +42,10 @@ T = TypeVar("T")
 _COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
 """Set in ``ctx.meta`` when :func:`main` paused the cyclic collector."""
 
-CONFIG_HELP = "TOML file with an [eval] table (default: ./zeroclaw.toml, else ./pyproject.toml)."
+CONFIG_HELP = (
+    "TOML file with an [eval] table (default: the nearest zeroclaw.toml, or pyproject.toml "
+    "with [tool.zeroclaw.eval], in this directory or above)."
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -388,22 +391,14 @@ def run(
             registry.formatters, config.format, "format", format_name and "--format", loaded
         )
         run_mode = _named(registry.modes, config.mode, "mode", mode and "--mode", loaded)
-        formatter = _with_verbosity(formatter, -1 if quiet else 1 if verbose else 0)
         try:
             targets = resolve(report_specs, registry)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--report'") from None
         if not report_specs:
             targets = _configured_reports(loaded, registry)
-        stdout_target = next((target for target in targets if target.to_stdout), None)
-        if stdout_target is not None:
-            if format_name is not None:
-                raise click.UsageError(
-                    f"--format {format_name} and --report {stdout_target.spec} both write stdout"
-                )
-            formatter = _with_verbosity(
-                stdout_target.formatter, -1 if quiet else 1 if verbose else 0
-            )
+        formatter = _on_stdout(formatter, targets, format_name)
+        formatter = _with_verbosity(formatter, -1 if quiet else 1 if verbose else 0)
         check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
         shown = _shown(loaded)
@@ -444,6 +439,21 @@ def _configured_reports(loaded: LoadedConfig, registry: Registry) -> list[Report
         return resolve(relative_to(loaded.config.report, loaded.base_dir), registry)
     except ValueError as exc:
         raise ConfigError(f"{loaded.field('report')}: {exc}") from None
+
+
+def _on_stdout(
+    formatter: Formatter, targets: Sequence[ReportTarget], format_name: str | None
+) -> Formatter:
+    """The formatter for stdout: a ``FORMAT:-`` report's, else ``formatter``.
+    ``--format`` given as well is a usage error: one stdout cannot hold two documents."""
+    target = next((target for target in targets if target.to_stdout), None)
+    if target is None:
+        return formatter
+    if format_name is not None:
+        raise click.UsageError(
+            f"--format {format_name} and --report {target.spec} both write stdout"
+        )
+    return target.formatter
 
 
 def _with_verbosity(formatter: Formatter, verbosity: int) -> Formatter:
