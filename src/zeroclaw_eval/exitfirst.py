@@ -48,6 +48,10 @@ def run_until_failure(
             if progress is not None:
                 progress(index + 1, len(cases), failures)
             if not report.passed:
+                if progress is not None and index + 1 < len(cases):
+                    # The cases left count as done and failed, as the report lists them.
+                    not_run = len(cases) - index - 1
+                    progress(len(cases), len(cases), failures + not_run)
                 break
     except KeyboardInterrupt as exc:  # during a case, or between two
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
