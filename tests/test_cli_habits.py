@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from zeroclaw_eval import CheckResult, Family, Registry, RunRecord, hookimpl
 from zeroclaw_eval.exitfirst import NOT_RUN
-from zeroclaw_eval.testing import fixture, write_fixture
+from zeroclaw_eval.testing import fixture, run_cli, write_fixture
 
 from .cli_process import assert_clean_errors, json_report
 from .conftest import zeroclaw
@@ -113,3 +116,74 @@ def test_a_typo_in_a_family_parameter_shows_beside_the_missing_key(tmp_path: Pat
         'suite/typo.json: expects.tool_arguments_contain[0].needel="x": unknown key',
     ]
     assert json.dumps(errors).count("typo.json") == 2
+
+
+def test_plugins_shows_what_each_family_formatter_and_mode_does(registry: Registry) -> None:
+    text, as_json = zeroclaw("eval", "plugins"), zeroclaw("eval", "plugins", "--json")
+    assert text.returncode == as_json.returncode == 0
+    rows = {row["name"]: row for row in json.loads(as_json.stdout)["plugins"]}
+    tables = {"families": registry.families, "formatters": registry.formatters}
+    tables["modes"] = registry.modes
+    for kind, table in tables.items():
+        for name, entry in table.items():
+            description = entry.obj.description
+            assert description, f"{kind} {name} has no description"
+            assert f"\n        {name}: {description}\n" in text.stdout
+            assert rows[entry.plugin]["descriptions"][kind][name] == description
+    assert "response_contains: the final response contains each substring" in text.stdout
+
+
+class _GradesNothing(Family[list[str]]):
+    name = "grades_nothing"
+    params = list[str]
+    description = "a broken family: returns no check"
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        return []
+
+
+class _GradeRaises(Family[list[str]]):
+    name = "grade_raises"
+    params = list[str]
+    description = "a broken family: grade() raises on an empty run"
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        if run.final_response is None:
+            raise KeyError("final_response")
+        return [CheckResult(self.name, True, "ok") for _ in params]
+
+
+class _BrokenFamilies:
+    def __init__(self) -> None:
+        self.__name__ = "broken_families"  # the plugin's name in messages
+
+    @hookimpl
+    def zeroclaw_eval_register_families(self, register: Callable[[Family[Any]], None]) -> None:
+        register(_GradesNothing())
+        register(_GradeRaises())
+
+
+@pytest.mark.parametrize(
+    ("expects", "line"),
+    [
+        (
+            {"grades_nothing": ["x"], "response_contains": ["done"]},
+            "Error: suite/case.json: expects.grades_nothing: family 'grades_nothing' of plugin "
+            "'broken_families' returned no check for a declared entry: a defect of that plugin "
+            "(grade() must return one check per entry), not of this fixture",
+        ),
+        (
+            {"grade_raises": ["x"]},
+            "Error: suite/case.json: expects.grade_raises: family 'grade_raises' of plugin "
+            "'broken_families' failed during admission: KeyError: 'final_response'",
+        ),
+    ],
+)
+def test_a_family_that_breaks_its_contract_is_blamed_at_admission(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expects: dict[str, Any], line: str
+) -> None:
+    write_fixture(tmp_path / "suite", fixture(expects))
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(["eval", "run", "--suite", "suite"], _BrokenFamilies())
+    assert result.exit_code == 1
+    assert assert_clean_errors(result.stderr)[1:] == [line]

@@ -189,3 +189,22 @@ def test_h_is_help_on_every_command(command: list[str]) -> None:
     assert short.returncode == 0
     assert short.stdout == long.stdout
     assert short.stdout.startswith("Usage: zeroclaw")
+
+
+def test_an_empty_k_selects_everything_as_in_pytest(project: Path) -> None:
+    run = zeroclaw("eval", "run", "--suite", "suite", "-k", " ", "--format", "json", cwd=project)
+    assert names(run) == ["alpha-one", "alpha-two", "beta-red"]
+    assert json_report(run)["suite_total"] == 3
+
+
+def test_check_takes_paths_as_a_pre_commit_hook_passes_them(project: Path) -> None:
+    vacuous = fixture({"response_not_contains": ["rm"]}, name="vacuous")
+    write_fixture(project / "suite", vacuous, "v.json")
+    good = zeroclaw("eval", "check", "suite/a1.json", "other", cwd=project)
+    assert good.returncode == 0, good.stderr
+    assert good.stdout == "2 fixtures admitted; none is satisfied by an empty run\n"
+    bad = zeroclaw("eval", "check", "suite/a1.json", "suite/v.json", cwd=project)
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("Error: suite/v.json: expects: vacuous")
+    both = zeroclaw("eval", "check", "other", "--suite", "suite", cwd=project)
+    assert both.returncode == 2

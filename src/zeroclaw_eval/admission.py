@@ -190,7 +190,7 @@ def _admit_expects(
             problems = list(exp.family.rules(exp.params, params_by_family))
             # Each declared entry yields exactly one check, whatever the run: grading
             # an empty run counts them without a second, drift-prone count method.
-            produces_checks = produces_checks or bool(exp.family.grade(exp.params, nothing))
+            graded = exp.family.grade(exp.params, nothing)
         except Exception as exc:  # a plugin's bug must not pass as an admitted case
             raise AdmissionError(
                 source,
@@ -200,6 +200,17 @@ def _admit_expects(
             ) from None
         for problem in problems:
             raise _problem(source, data, ("expects", key, *problem.path), problem.message)
+        if not graded and expects[key] not in ([], {}):
+            # The fixture declared something and the family graded nothing: the
+            # family breaks its contract, and that is the plugin's to fix.
+            raise AdmissionError(
+                source,
+                dotted(("expects", key)),
+                f"family {key!r} of plugin {exp.plugin!r} returned no check for a declared "
+                "entry: a defect of that plugin (grade() must return one check per entry), "
+                "not of this fixture",
+            )
+        produces_checks = produces_checks or bool(graded)
     if not produces_checks:
         raise AdmissionError(
             source, "expects", "declares nothing that would produce a check (every entry is empty)"

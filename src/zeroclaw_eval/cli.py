@@ -19,7 +19,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -42,7 +42,10 @@ T = TypeVar("T")
 _COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
 """Set in ``ctx.meta`` when :func:`main` paused the cyclic collector."""
 
-CONFIG_HELP = "TOML file with an [eval] table (default: ./zeroclaw.toml, else ./pyproject.toml)."
+CONFIG_HELP = (
+    "TOML file with an [eval] table (default: the nearest zeroclaw.toml, or pyproject.toml "
+    "with [tool.zeroclaw.eval], in this directory or above)."
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -388,22 +391,14 @@ def run(
             registry.formatters, config.format, "format", format_name and "--format", loaded
         )
         run_mode = _named(registry.modes, config.mode, "mode", mode and "--mode", loaded)
-        formatter = _with_verbosity(formatter, -1 if quiet else 1 if verbose else 0)
         try:
             targets = resolve(report_specs, registry)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--report'") from None
         if not report_specs:
             targets = _configured_reports(loaded, registry)
-        stdout_target = next((target for target in targets if target.to_stdout), None)
-        if stdout_target is not None:
-            if format_name is not None:
-                raise click.UsageError(
-                    f"--format {format_name} and --report {stdout_target.spec} both write stdout"
-                )
-            formatter = _with_verbosity(
-                stdout_target.formatter, -1 if quiet else 1 if verbose else 0
-            )
+        formatter = _on_stdout(formatter, targets, format_name)
+        formatter = _with_verbosity(formatter, -1 if quiet else 1 if verbose else 0)
         check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
         shown = _shown(loaded)
@@ -446,6 +441,21 @@ def _configured_reports(loaded: LoadedConfig, registry: Registry) -> list[Report
         raise ConfigError(f"{loaded.field('report')}: {exc}") from None
 
 
+def _on_stdout(
+    formatter: Formatter, targets: Sequence[ReportTarget], format_name: str | None
+) -> Formatter:
+    """The formatter for stdout: a ``FORMAT:-`` report's, else ``formatter``.
+    ``--format`` given as well is a usage error: one stdout cannot hold two documents."""
+    target = next((target for target in targets if target.to_stdout), None)
+    if target is None:
+        return formatter
+    if format_name is not None:
+        raise click.UsageError(
+            f"--format {format_name} and --report {target.spec} both write stdout"
+        )
+    return target.formatter
+
+
 def _with_verbosity(formatter: Formatter, verbosity: int) -> Formatter:
     """The text formatter at ``-q``/``-v``; other formats always show everything."""
     from zeroclaw_eval.builtin.text import TextFormatter
@@ -453,6 +463,19 @@ def _with_verbosity(formatter: Formatter, verbosity: int) -> Formatter:
     if verbosity and isinstance(formatter, TextFormatter):
         return TextFormatter(verbosity)
     return formatter
+
+
+def _description(registry: Registry, kind: str, name: str) -> str:
+    """What a registered family, formatter or mode says it does (tools say nothing)."""
+    from zeroclaw_eval.errors import one_line
+
+    tables: dict[str, Mapping[str, Registered[Any]]] = {
+        "families": registry.families,
+        "formatters": registry.formatters,
+        "modes": registry.modes,
+    }
+    entry = tables.get(kind, {}).get(name)
+    return one_line(str(getattr(entry.obj, "description", "") or "")) if entry else ""
 
 
 def _progress() -> Callable[[int, int, int], None] | None:
@@ -469,22 +492,28 @@ def _progress() -> Callable[[int, int, int], None] | None:
 
 
 @eval_group.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @suite_option
 @config_option
 @plugin_option
-def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]) -> None:
-    """Admit a suite and grade each fixture against an empty run, running nothing.
+def check(
+    paths: tuple[Path, ...], suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
+) -> None:
+    """Admit a suite (or the fixture files and suite directories PATHS) and grade each
+    fixture against an empty run, running nothing.
 
     Exit 1 if any fixture is refused, or is vacuous: a run that does nothing
     (no response, no tool call) would pass all of its checks.
     """
     from zeroclaw_eval.suite import vacuity
 
+    if paths and suite is not None:
+        raise click.UsageError("give PATH arguments or --suite, not both")
     with _errors():
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
-        cases = _load_suite(directory, registry, run_mode, source=_shown(loaded))
+        cases = _load_suite(directory, registry, run_mode, paths, _shown(loaded))
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
@@ -528,7 +557,7 @@ def record(
         config = loaded.config.model_copy(update={"mode": "live"})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
-        cases = _load_suite(suite, registry, live)
+        cases = _load_suite(suite, registry, live, source=_shown(loaded))
         targets = [out / Path(case.source).name for case in cases]
         existing = [str(target) for target in targets if target.exists()]
         if existing and not force:
@@ -579,6 +608,11 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
             "version": origin.version,
             "entry_point": origin.entry_point,
             "provides": registry.provided_by(origin.name),
+            "descriptions": {
+                kind: {name: _description(registry, kind, name) for name in names}
+                for kind, names in registry.provided_by(origin.name).items()
+                if names and kind != "tools"
+            },
         }
         for origin in pm.origins.values()
     ]
@@ -595,6 +629,9 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
         for kind in KINDS:
             if provided[kind]:
                 click.echo(f"    {kind}: {', '.join(provided[kind])}")
+                for name in provided[kind]:
+                    if description := _description(registry, kind, name):
+                        click.echo(f"        {name}: {description}")
     if never_loaded:
         click.echo(f"blocked: {', '.join(never_loaded)}")
 

@@ -16,7 +16,7 @@ from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, SuiteReport
-from zeroclaw_eval.runner import Progress, interrupted_report, run_cases
+from zeroclaw_eval.runner import Progress, SuiteInterrupted, interrupted_report, run_cases
 
 NOT_RUN = "not run: the run stopped after the first failure (-x/--exitfirst)"
 
@@ -36,18 +36,27 @@ def run_until_failure(
     """
     reports: list[CaseReport | None] = [None] * len(cases)
     failures = 0
-    for index, case in enumerate(cases):
-        one = run_cases([case], mode, registry, config, suite=suite)
-        if one.interrupted is not None:
-            signum = signal.Signals[one.interrupted]
-            return interrupted_report(suite, mode.name, list(cases), reports, {index}, signum)
-        report = one.cases[0]
-        reports[index] = report
-        failures += not report.passed
-        if progress is not None:
-            progress(index + 1, len(cases), failures)
-        if not report.passed:
-            break
+    index = 0
+    try:
+        for index, case in enumerate(cases):
+            one = run_cases([case], mode, registry, config, suite=suite)
+            if one.interrupted is not None:
+                raise SuiteInterrupted(signal.Signals[one.interrupted])
+            report = one.cases[0]
+            reports[index] = report
+            failures += not report.passed
+            if progress is not None:
+                progress(index + 1, len(cases), failures)
+            if not report.passed:
+                if progress is not None and index + 1 < len(cases):
+                    # The cases left count as done and failed, as the report lists them.
+                    not_run = len(cases) - index - 1
+                    progress(len(cases), len(cases), failures + not_run)
+                break
+    except KeyboardInterrupt as exc:  # during a case, or between two
+        signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
+        started = {index} if cases and reports[index] is None else set()
+        return interrupted_report(suite, mode.name, list(cases), reports, started, signum)
     listed = tuple(
         report if report is not None else CaseReport(case.name, case.source, error=NOT_RUN)
         for case, report in zip(cases, reports, strict=True)

@@ -14,6 +14,7 @@ with no recorded duration counts as the mean of those recorded.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -92,11 +93,12 @@ def shard(
         weight = {i: known.get(cases[i].name, default) for i in ordered}
         # Longest first; equal durations in name order, then key order (already sorted).
         dealing = sorted(ordered, key=lambda i: (-weight[i], cases[i].name))
-        loads = [0.0] * count
+        # The least loaded shard, ties to the lowest index: (load, shard) on a heap.
+        loads = [(0.0, s) for s in range(count)]
         chosen = set()
         for i in dealing:
-            target = min(range(count), key=lambda s: (loads[s], s))
-            loads[target] += weight[i]
+            load, target = heapq.heappop(loads)
+            heapq.heappush(loads, (load + weight[i], target))
             if target == index - 1:
                 chosen.add(i)
     return [case for i, case in enumerate(cases) if i in chosen]
