@@ -12,12 +12,31 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 ZEROCLAW = Path(sys.executable).with_name("zeroclaw")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def installed() -> None:
+    """The runs below load the plugin through its pytest11 entry point, so it must be
+    installed with its test extra: fail in CI, skip elsewhere."""
+    missing = []
+    for name in ("pytest-zeroclaw-eval", "pytest-xdist"):
+        try:
+            distribution(name)
+        except PackageNotFoundError:
+            missing.append(name)
+    if missing:
+        install = "pip install -e 'plugins/pytest-zeroclaw-eval[test]'"
+        message = f"not installed: {', '.join(missing)}: {install}"
+        if os.environ.get("CI") or os.environ.get("ZEROCLAW_EVAL_REQUIRE_PLUGINS"):
+            pytest.fail(message)
+        pytest.skip(message)
 
 
 def echo_case(name: str, needle: str = "hello", **expects: Any) -> dict[str, Any]:
