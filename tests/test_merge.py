@@ -271,3 +271,17 @@ def test_one_unsharded_report_is_re_rendered(
     result = zeroclaw("eval", "merge", path, "--format", "json")
     assert result.returncode == code == 1
     assert verdict(json_report(result)) == verdict(whole)
+
+
+def test_a_report_to_stdout_takes_the_place_of_format(
+    tmp_path: Path, runs: dict[bool, tuple[dict[str, Any], int]]
+) -> None:
+    whole, code = runs[True]
+    paths = write_all(tmp_path, shard_documents(whole, 2))
+    result = zeroclaw("eval", "merge", *paths, "--report", "json:-", cwd=tmp_path)
+    assert result.returncode == code
+    assert verdict(json_report(result)) == verdict(whole)
+    assert not (tmp_path / "-").exists()
+    both = zeroclaw("eval", "merge", *paths, "--report", "json:-", "--format", "text")
+    assert both.returncode == 2
+    assert "both write stdout" in both.stderr

@@ -11,6 +11,7 @@ from zeroclaw_eval.cli import (
     _emit,
     _errors,
     _named,
+    _on_stdout,
     _render,
     _setup,
     config_option,
@@ -32,7 +33,8 @@ from zeroclaw_eval.cli import (
     "report_specs",
     multiple=True,
     metavar="FORMAT:PATH",
-    help="Also write the merged report as FORMAT to PATH (repeatable).",
+    help="Also write the merged report as FORMAT to PATH (repeatable); PATH - is stdout, "
+    "in place of --format.",
 )
 @config_option
 @plugin_option
@@ -64,6 +66,7 @@ def merge(
             targets = resolve(report_specs, registry)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--report'") from None
+        formatter = _on_stdout(formatter, targets, format_name)
         check_writable(targets)
         read: list[ReadReport] = []
         problems: list[str] = []
