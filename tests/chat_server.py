@@ -7,6 +7,7 @@ test can assert what the harness sent. It never listens beyond loopback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -20,12 +21,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Reply:
-    """What the server answers: a status, a body (an object is sent as JSON), headers, a delay."""
+    """What the server answers: a status, a body (an object is sent as JSON), headers, a
+    delay before answering, and ``drip_s``: send the body one byte every ``drip_s`` seconds.
+    """
 
     body: Any = None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    drip_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,38 @@ def _completion(message: dict[str, Any], prompt_tokens: int, completion_tokens: 
             },
         }
     )
+
+
+def shaped(
+    reply: Reply,
+    *,
+    message: dict[str, Any] | None = None,
+    drop_message: tuple[str, ...] = (),
+    drop: tuple[str, ...] = (),
+    finish_reason: str | None = None,
+    **top: Any,
+) -> Reply:
+    """``reply`` reshaped as real servers send it: ``message`` keys merged into the
+    message (``content``, ``refusal``, ``reasoning_content``...), message keys in
+    ``drop_message`` and top-level keys in ``drop`` removed (``usage``, a call's
+    ``id`` via ``drop_message=("tool_call_ids",)``), another ``finish_reason``, and
+    any top-level field set (``model``, ``system_fingerprint``...).
+    """
+    body = json.loads(json.dumps(reply.body))
+    choice = body["choices"][0]
+    choice["message"].update(message or {})
+    for key in drop_message:
+        if key == "tool_call_ids":
+            for call in choice["message"]["tool_calls"]:
+                del call["id"]
+        else:
+            del choice["message"][key]
+    if finish_reason is not None:
+        choice["finish_reason"] = finish_reason
+    for key in drop:
+        del body[key]
+    body.update(top)
+    return Reply(body, reply.status, reply.headers, reply.delay_s, reply.drip_s)
 
 
 Responder = Callable[[Request], Reply]
@@ -163,12 +199,14 @@ class ChatServer:
                 try:
                     reply = server._responder(request)
                     time.sleep(reply.delay_s)
-                    self._send(reply)
-                except OSError:
-                    pass  # the client gave up (a timeout under test): nothing to answer
                 finally:
+                    # Counted out before answering: once the client has its reply it
+                    # may send the next request before this thread runs again.
                     with server._lock:
                         server._in_flight -= 1
+                # OSError: the client gave up (a timeout under test): nothing to answer.
+                with contextlib.suppress(OSError):
+                    self._send(reply)
 
             def _send(self, reply: Reply) -> None:
                 if isinstance(reply.body, bytes):
@@ -181,7 +219,13 @@ class ChatServer:
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(payload)
+                if not reply.drip_s:
+                    self.wfile.write(payload)
+                    return
+                for index in range(len(payload)):  # a stalled server: a byte at a time
+                    self.wfile.write(payload[index : index + 1])
+                    self.wfile.flush()
+                    time.sleep(reply.drip_s)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # keep test output clean

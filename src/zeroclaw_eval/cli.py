@@ -25,7 +25,7 @@ import click
 
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import Case
-    from zeroclaw_eval.config import LoadedConfig
+    from zeroclaw_eval.config import EvalConfig, LoadedConfig
     from zeroclaw_eval.mode import RunMode
     from zeroclaw_eval.plugins import PluginManager
     from zeroclaw_eval.registry import Registered, Registry
@@ -179,7 +179,9 @@ def _blocked(
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
-def _load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
+def _load_suite(
+    directory: Path, registry: Registry, mode: RunMode, config: EvalConfig
+) -> list[Case]:
     """Admit the suite, then let the cyclic collector run, blind to all built so far.
 
     What a command builds before its cases run (pydantic and its models, the
@@ -193,7 +195,7 @@ def _load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case
     from zeroclaw_eval.suite import load_suite
 
     try:
-        return load_suite(directory, registry, mode)
+        return load_suite(directory, registry, mode, config)
     finally:
         gc.freeze()
         if click.get_current_context().meta.get(_COLLECTOR_PAUSED):
@@ -312,7 +314,7 @@ def run(
         check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
         try:
-            cases = _load_suite(directory, registry, run_mode)
+            cases = _load_suite(directory, registry, run_mode, config)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
             report = SuiteReport(str(directory), (), config.mode, errors)
@@ -363,7 +365,7 @@ def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
-        cases = _load_suite(directory, registry, run_mode)
+        cases = _load_suite(directory, registry, run_mode, loaded.config)
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
@@ -396,18 +398,20 @@ def record(
 
     A fixture keeps the case's name, inputs and expects; its steps are what the
     model answered. It replays to the verdict the live run had. A case that hit a
-    run error is reported and not written. Exit 0 iff every case passed.
+    run error, or whose recording replay would refuse, is reported and not
+    written. Exit 0 iff every case passed and was written.
     """
-    from zeroclaw_eval.errors import ZeroclawEvalError
+    from zeroclaw_eval.errors import AdmissionError, ZeroclawEvalError
     from zeroclaw_eval.recording import RecordingMode, fixture_document, write_fixture
     from zeroclaw_eval.runner import run_cases, select_mode
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
+        formatter = _record_formatter(registry, blocked)  # before running anything
         config = loaded.config.model_copy(update={"mode": "live"})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
-        cases = _load_suite(suite, registry, live)
+        cases = _load_suite(suite, registry, live, config)
         targets = [out / Path(case.source).name for case in cases]
         existing = [str(target) for target in targets if target.exists()]
         if existing and not force:
@@ -421,18 +425,39 @@ def record(
             raise ZeroclawEvalError(f"{out}: cannot create the output directory: {exc}") from None
         report = run_cases(cases, live, registry, config, suite=str(suite), progress=_progress())
         written = 0
+        refused: list[str] = []
         for case, case_report, target in zip(cases, report.cases, targets, strict=True):
             if case_report.error is None:
                 document = fixture_document(case, live.replies(case))
                 try:
-                    write_fixture(document, target, registry, replay)
+                    write_fixture(document, target, registry, replay, config)
+                except AdmissionError as exc:
+                    refused.append(f"Error: {exc} (recorded, not written)")
+                    continue
                 except OSError as exc:
                     raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
                 written += 1
-        formatter = _named(registry.formatters, "text", "format", None, loaded)
         _emit(_render(registry, formatter, report))
+        for line in refused:
+            click.echo(line, err=True)
         click.echo(f"recorded {written}/{len(cases)} cases into {out}", err=True)
-    sys.exit(report.exit_code())
+    sys.exit(report.exit_code() or (1 if refused else 0))
+
+
+def _record_formatter(registry: Registry, blocked: tuple[str, ...]) -> Formatter:
+    """The ``text`` formatter ``record`` prints with; missing only when it was blocked."""
+    from zeroclaw_eval.errors import ConfigError
+    from zeroclaw_eval.plugins import disabled_by_environment
+
+    entry = registry.formatters.get("text")
+    if entry is not None:
+        return entry.obj
+    if "text" in (*blocked, *disabled_by_environment(os.environ)):
+        raise ConfigError(
+            "record prints its report with the 'text' formatter, and the plugin 'text' "
+            "that provides it is blocked (-p no:text or ZEROCLAW_EVAL_DISABLE_PLUGINS)"
+        )
+    raise ConfigError("record prints its report with the 'text' formatter, which is not registered")
 
 
 @eval_group.command()

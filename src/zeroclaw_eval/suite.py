@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case, admit_file
 from zeroclaw_eval.errors import AdmissionError, SuiteLoadError
@@ -17,6 +18,9 @@ from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.record import empty_run
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import plural
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
 
 
 def fixture_paths(directory: Path) -> list[Path]:
@@ -35,8 +39,17 @@ def fixture_paths(directory: Path) -> list[Path]:
     return [directory / name for name in names]
 
 
-def load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
-    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal."""
+def load_suite(
+    directory: Path, registry: Registry, mode: RunMode, config: EvalConfig | None = None
+) -> list[Case]:
+    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal.
+
+    With ``config``, scripted calls are also held to its tool offer
+    (:mod:`zeroclaw_eval.offer`).
+    """
+    from zeroclaw_eval.offer import check_offer, offered_names
+
+    offered = offered_names(config, registry.tools) if config is not None else None
     paths = fixture_paths(directory)
     if not paths:
         raise SuiteLoadError(
@@ -46,7 +59,10 @@ def load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]
     problems: list[str] = []
     for path in paths:
         try:
-            cases.append(admit_file(path, registry, mode))
+            case = admit_file(path, registry, mode)
+            if offered is not None:
+                check_offer(case, offered, registry.tools)
+            cases.append(case)
         except AdmissionError as exc:
             problems.append(str(exc))
     if problems:

@@ -24,16 +24,26 @@ class TextFormatter(Formatter):
             title = f"{mark} {one_line(case.name)} ({one_line(case.source)})"
             if case.error is not None:
                 lines.append(f"{title}: error: {one_line(case.error)}")
-                continue
-            passed = sum(1 for check in case.checks if check.passed)
-            lines.append(f"{title}: {passed}/{len(case.checks)} checks")
-            lines.extend(
-                f"    ✗ {one_line(check.check)}: {one_line(check.detail)}"
-                for check in case.failed_checks
-            )
+            else:
+                passed = sum(1 for check in case.checks if check.passed)
+                lines.append(f"{title}: {passed}/{len(case.checks)} checks")
+                lines.extend(
+                    f"    ✗ {one_line(check.check)}: {one_line(check.detail)}"
+                    for check in case.failed_checks
+                )
+            if case.models:
+                lines.append(f"    model: {one_line(', '.join(case.models))}")
+            if case.retries:
+                listed = "; ".join(str(retry) for retry in case.retries)
+                lines.append(f"    retried {len(case.retries)}x: {one_line(listed)}")
         lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
         if not report.gating:
             lines.append("not gating: failures are reported but do not change the exit code")
+            if report.run_errors:
+                lines.append(
+                    f"but {report.run_errors} of {len(report.cases)} cases hit a run error "
+                    "and measured nothing: exit 1"
+                )
         return "\n".join(lines) + "\n"
 
 
