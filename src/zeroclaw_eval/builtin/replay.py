@@ -107,6 +107,10 @@ class ReplayMode(RunMode):
         return ReplayProvider(trace)
 
 
+def _response_at(turn: int, number: int) -> tuple[str | int, ...]:
+    return ("turns", turn, "steps", number, "response")
+
+
 def _reused_ids(turn: int, number: int, step: Step) -> Iterator[Problem]:
     """A scripted reply giving two calls one id: no real server does, and whatever
     pairs results with calls by id (a real provider, a model bridge) cannot tell
@@ -118,7 +122,8 @@ def _reused_ids(turn: int, number: int, step: Step) -> Iterator[Problem]:
         earlier = first.setdefault(call.id, index)
         if earlier != index:
             yield Problem(
-                ("turns", turn, "steps", number, "response", "tool_calls", index, "id"),
+                # The first "tool_calls" is the union tag, as pydantic locations have it.
+                (*_response_at(turn, number), "tool_calls", "tool_calls", index, "id"),
                 f"step {number} of turn {turn} gives tool_calls[{earlier}] and "
                 f"tool_calls[{index}] the same id {call.id!r}; each call needs its own",
             )
