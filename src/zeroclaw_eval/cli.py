@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.plugins import PluginManager
     from zeroclaw_eval.registry import Registered, Registry
     from zeroclaw_eval.report import Formatter, SuiteReport
+    from zeroclaw_eval.report_files import ReportTarget
 
 T = TypeVar("T")
 
@@ -67,6 +68,11 @@ def _errors() -> Iterator[None]:
 
     try:
         yield
+    except KeyboardInterrupt:
+        # Before a report could exist (plugins still loading): a line, not click's
+        # "Aborted!", and the exit code of a Ctrl-C.
+        click.echo("Error: interrupted by SIGINT", err=True)
+        sys.exit(128 + signal.SIGINT)
     except ZeroclawEvalError as exc:
         click.echo(f"Error: {one_line(str(exc))}", err=True)
         if isinstance(exc, SuiteLoadError):
@@ -155,7 +161,16 @@ def _plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
 
     in_process = click.get_current_context().find_object(InProcessPlugins)
     extra = in_process.plugins if in_process is not None else ()
-    return get_plugin_manager(blocked=blocked, plugins=extra)
+    pm = get_plugin_manager(blocked=blocked, plugins=extra)
+    for name in blocked:
+        if name not in pm.known_names:  # a typo would otherwise block nothing, silently
+            known = ", ".join(sorted(pm.known_names)) or "none"
+            click.echo(
+                f"Warning: -p no:{name}: no plugin is named {name!r}, so it blocks nothing "
+                f"(plugins: {known})",
+                err=True,
+            )
+    return pm
 
 
 def _setup(
@@ -327,6 +342,8 @@ def run(
             except ZeroclawEvalError as failure:
                 click.echo(f"Error: {failure}", err=True)
             raise
+        except KeyboardInterrupt:
+            sys.exit(_loading_interrupted(registry, formatter, targets, directory, config))
         with _sigterm_interrupts():
             report = run_cases(
                 cases, run_mode, registry, config, suite=str(directory), progress=_progress()
@@ -334,6 +351,27 @@ def run(
         _emit(_render(registry, formatter, report))
         write_reports(targets, report)
     sys.exit(report.exit_code())
+
+
+def _loading_interrupted(
+    registry: Registry,
+    formatter: Formatter,
+    targets: Sequence[ReportTarget],
+    directory: Path,
+    config: EvalConfig,
+) -> int:
+    """Ctrl-C while the suite loaded: the report says so (no case ran), on stdout and
+    in every ``--report`` file, each written whole. Returns the exit code, 130."""
+    from zeroclaw_eval.report import SuiteReport
+    from zeroclaw_eval.report_files import write_reports
+
+    error = "interrupted by SIGINT while the suite loaded: no case was run"
+    report = SuiteReport(
+        str(directory), (), config.mode, (error,), config.gating, interrupted="SIGINT"
+    )
+    _emit(_render(registry, formatter, report))
+    write_reports(targets, report)
+    return report.exit_code()
 
 
 def _progress() -> Callable[[int, int, int], None] | None:
@@ -407,7 +445,7 @@ def record(
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
-        formatter = _record_formatter(registry, blocked)  # before running anything
+        formatter = _record_formatter(registry)  # before running anything
         config = loaded.config.model_copy(update={"mode": "live"})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
@@ -444,15 +482,14 @@ def record(
     sys.exit(report.exit_code() or (1 if refused else 0))
 
 
-def _record_formatter(registry: Registry, blocked: tuple[str, ...]) -> Formatter:
+def _record_formatter(registry: Registry) -> Formatter:
     """The ``text`` formatter ``record`` prints with; missing only when it was blocked."""
     from zeroclaw_eval.errors import ConfigError
-    from zeroclaw_eval.plugins import disabled_by_environment
 
     entry = registry.formatters.get("text")
     if entry is not None:
         return entry.obj
-    if "text" in (*blocked, *disabled_by_environment(os.environ)):
+    if "text" in registry.blocked:
         raise ConfigError(
             "record prints its report with the 'text' formatter, and the plugin 'text' "
             "that provides it is blocked (-p no:text or ZEROCLAW_EVAL_DISABLE_PLUGINS)"

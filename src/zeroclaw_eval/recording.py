@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.admission import Case, admit_data
 from zeroclaw_eval.agent import Message, ModelReply, Tool
+from zeroclaw_eval.atomic import write_whole
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.family import Problem
 from zeroclaw_eval.fixture import LlmTrace
@@ -141,4 +142,4 @@ def write_fixture(
     if config is not None:
         check_offer(case, offered_names(config, registry.tools), registry.tools)
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    target.write_text(text, encoding="utf-8")
+    write_whole(target, text)  # a Ctrl-C never leaves half a fixture
