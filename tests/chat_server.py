@@ -10,13 +10,20 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+#: A self-signed certificate for 127.0.0.1 (valid until 2126) and its key, test data
+#: only. A client trusts it through ``SSL_CERT_FILE=TLS_CERTIFICATE``.
+TLS_CERTIFICATE = Path(__file__).parent / "tls" / "loopback.crt"
+TLS_KEY = Path(__file__).parent / "tls" / "loopback.key"
 
 
 @dataclass(frozen=True)
@@ -144,7 +151,7 @@ def conversations(script: dict[str, list[Reply]], delay_s: float = 0.0) -> Respo
 class ChatServer:
     """The server. Use as a context manager; ``url`` is the ``base_url`` to configure."""
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    def __init__(self, responder: Responder | None = None, *, tls: bool = False) -> None:
         self.script: deque[Reply] = deque()
         self.requests: list[Request] = []
         self.max_in_flight = 0
@@ -153,12 +160,18 @@ class ChatServer:
         self._responder = responder or self._next_scripted
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
+        self._scheme = "http"
+        if tls:  # HTTPS with the self-signed loopback certificate (TLS_CERTIFICATE)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(TLS_CERTIFICATE, TLS_KEY)
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+            self._scheme = "https"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"{self._scheme}://{host!s}:{port}/v1"
 
     def add(self, replies: Iterable[Reply]) -> None:
         """Queue replies for the default responder, answered in request order."""

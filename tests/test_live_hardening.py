@@ -20,7 +20,7 @@ import pytest
 from zeroclaw_eval import EvalConfig
 from zeroclaw_eval.config import LiveConfig
 
-from .chat_server import ChatServer, Reply, shaped, text, tool_calls, unused_port
+from .chat_server import TLS_CERTIFICATE, ChatServer, Reply, shaped, text, tool_calls, unused_port
 from .live_helpers import live_case, write_config, zeroclaw
 
 GREETING = live_case(["Say hi"], {"response_contains": ["hi"]}, name="live-greeting")
@@ -96,6 +96,30 @@ def test_the_deadline_counts_the_wait_for_headers_too(
 
     assert result.returncode == 1
     assert json_case(result)["error"].endswith("no complete reply within timeout_s=0.5")
+
+
+def test_over_https_the_deadline_holds_and_a_good_reply_passes(
+    tmp_path: Path, suite: Callable[..., Path]
+) -> None:
+    suite(GREETING)
+    trust = {"SSL_CERT_FILE": str(TLS_CERTIFICATE)}
+    with ChatServer(tls=True) as server:
+        assert server.url.startswith("https://127.0.0.1:")
+        server.add([text("hi"), Reply(text("hi").body, drip_s=1.0)])
+        write_config(tmp_path, server.url, timeout_s=2.0)
+        good = zeroclaw(
+            "eval", "run", "--mode", "live", "--suite", "suite", cwd=tmp_path, env_extra=trust
+        )
+        started = time.monotonic()
+        dripped = zeroclaw(
+            "eval", "run", "--mode", "live", "--suite", "suite", cwd=tmp_path, env_extra=trust
+        )
+        elapsed = time.monotonic() - started
+
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert dripped.returncode == 1
+    assert "no complete reply within timeout_s=2" in dripped.stdout
+    assert elapsed < 15, elapsed
 
 
 # --- retries: one budget per case, reported -------------------------------------------
