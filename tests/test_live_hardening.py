@@ -10,6 +10,7 @@ server reports back, and generation settings.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval import EvalConfig
+from zeroclaw_eval.casenotes import collecting
+from zeroclaw_eval.chat_completions import LiveProvider
 from zeroclaw_eval.config import LiveConfig
 
 from .chat_server import TLS_CERTIFICATE, ChatServer, Reply, shaped, text, tool_calls, unused_port
@@ -372,3 +375,23 @@ def test_a_failed_check_still_does_not_fail_a_non_gating_run(
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0/1 cases passed" in result.stdout
+
+
+def test_a_provider_called_from_another_thread_notes_to_its_own_case(
+    server: ChatServer,
+) -> None:
+    """A model bridge answers on its server's thread: the notes still reach the case."""
+    config = LiveConfig(base_url=server.url, model="example-model", retry_backoff_s=0.0)
+    server.add([Reply({"error": "busy"}, 503), shaped(text("hi"), model="served-model")])
+    with collecting() as notes:
+        provider = LiveProvider(config)
+    replies = []
+    bridge = threading.Thread(
+        target=lambda: replies.append(provider.respond([{"role": "user", "content": "x"}], []))
+    )
+    bridge.start()
+    bridge.join(30)
+
+    assert replies and replies[0].content == "hi"
+    assert notes.models == ["served-model"]
+    assert [retry.reason for retry in notes.retries] == ["HTTP 503"]

@@ -1,10 +1,11 @@
 """What the model side tells a case's report: which model answered, what was retried.
 
 The runner opens a :class:`CaseNotes` around each case (:func:`collecting`); a
-provider, deep in the call stack, adds to the open one through :func:`current`.
-A context variable carries it, so cases running in parallel threads keep their
-notes apart, and nothing has to be threaded through the agent loop, which never
-sees the model side's bookkeeping.
+provider takes the open one with :func:`current` when it is made (on the case's
+thread) and adds to it as it answers, from whichever thread calls it. A context
+variable carries it, so cases running in parallel threads keep their notes
+apart, and nothing has to be threaded through the agent loop, which never sees
+the model side's bookkeeping.
 """
 
 from __future__ import annotations

@@ -98,6 +98,7 @@ class ChatCompletionsClient:
         self._sleep = sleep
         self._case_deadline = case_deadline
         self._retries_left = config.max_retries
+        self._notes = casenotes.current()  # the case's, whichever thread sends
 
     def complete(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Send one request and return the reply document. Raises :class:`RunError`."""
@@ -126,7 +127,7 @@ class ChatCompletionsClient:
                 )
             self._retries_left -= 1
             reason = f"HTTP {status}" + (f", Retry-After {retry_after}" if retry_after else "")
-            casenotes.current().retried(Retry(reason, attempt, delay))
+            self._notes.retried(Retry(reason, attempt, delay))
             self._sleep(delay)
 
     def _post(self, data: bytes) -> tuple[int, str | None, bytes]:
@@ -445,6 +446,8 @@ class LiveProvider(CaseProvider):
         )
         self._turn = 0
         self._generated = 0
+        # Taken now, on the case's thread: a bridge may call respond() from another.
+        self._notes = casenotes.current()
 
     def begin_turn(self, turn: int) -> None:
         self._turn = turn
@@ -455,7 +458,7 @@ class LiveProvider(CaseProvider):
             reply = parse_reply(self._client.complete(body), self._new_id)
         except RunError as exc:
             raise RunError(f"turn {self._turn}: {exc}") from None
-        casenotes.current().served_by(reply.model)
+        self._notes.served_by(reply.model)
         return reply
 
     def _new_id(self, index: int) -> str:

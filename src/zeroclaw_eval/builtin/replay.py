@@ -57,6 +57,7 @@ class ReplayProvider(CaseProvider):
         self._queue: deque[ModelReply] = deque()
         self._turn = 0
         self._scripted = 0
+        self._notes = casenotes.current()  # the case's, whichever thread asks
 
     def begin_turn(self, turn: int) -> None:
         self._turn = turn
@@ -70,7 +71,7 @@ class ReplayProvider(CaseProvider):
                 f"({plural(self._scripted, 'step')} scripted for this turn)"
             )
         reply = self._queue.popleft()
-        casenotes.current().served_by(reply.model)
+        self._notes.served_by(reply.model)
         return reply
 
     def end_turn(self, turn: int) -> None:
