@@ -131,3 +131,30 @@ def test_a_run_error_fails_a_non_gating_report_and_a_failed_check_does_not() -> 
     assert SuiteReport("s", (failed,), gating=False).exit_code() == 0
     assert SuiteReport("s", (failed, broken), gating=False).exit_code() == 1
     assert SuiteReport("s", (failed, broken)).exit_code() == 1
+
+
+def test_a_recording_that_replay_would_refuse_is_reported_and_not_written(
+    tmp_path: Path,
+) -> None:
+    """Offered nothing, the live model still calls echo: the run is right to pass, but a
+    fixture scripting that call would be refused, so it is not written."""
+    case = {
+        "model_name": "offered-nothing",
+        "turns": [{"user_input": "Echo hello"}],
+        "expects": {"tool_results_contain": [{"tool": "echo", "needle": "unknown tool"}]},
+    }
+    write_suite(tmp_path, case)
+    with ChatServer() as server:
+        server.add([tool_calls(("c1", "echo", {"message": "hello"})), text("no echo")])
+        write_config(tmp_path, server.url, allowed_tools=[])
+        result = zeroclaw_live("eval", "record", "--suite", "suite", "--out", "out", cwd=tmp_path)
+
+    assert result.returncode == 1
+    assert "✓ offered-nothing (suite/00.json): 1/1 checks" in result.stdout
+    assert (
+        'Error: out/00.json: turns[0].steps[0].response.tool_calls[0].name="echo": step 0 of '
+        "turn 0 calls 'echo', which is registered but not offered to the agent "
+        "(eval.live.allowed_tools: none) (recorded, not written)\n"
+    ) in result.stderr
+    assert "recorded 0/1 cases into out" in result.stderr
+    assert list((tmp_path / "out").iterdir()) == []
