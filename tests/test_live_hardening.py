@@ -236,6 +236,23 @@ def test_a_reply_that_is_not_a_whole_answer_is_a_run_error_naming_the_case(
     assert len(server.requests) == 1  # nothing dispatched, nothing asked again
 
 
+def test_a_reply_cut_off_at_max_tokens_says_the_limit(
+    tmp_path: Path, server: ChatServer, suite: Callable[..., Path]
+) -> None:
+    suite(GREETING)
+    write_config(tmp_path, server.url, max_tokens=16)
+    server.add([shaped(text("hi, let me tell you a very long"), finish_reason="length")])
+
+    result = run_live(tmp_path, "--format", "json")
+
+    assert result.returncode == 1
+    assert json_case(result)["error"] == (
+        "case 'live-greeting': turn 0: the reply was cut off at the token limit "
+        "(finish_reason 'length') (max_tokens=16)"
+    )
+    assert server.requests[0].body["max_tokens"] == 16
+
+
 def test_documented_shapes_are_accepted(
     tmp_path: Path, server: ChatServer, suite: Callable[..., Path]
 ) -> None:

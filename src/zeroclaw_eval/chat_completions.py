@@ -313,7 +313,10 @@ CUT_SHORT = {
 
 
 def parse_reply(
-    document: Mapping[str, Any], new_id: Callable[[int], str] | None = None
+    document: Mapping[str, Any],
+    new_id: Callable[[int], str] | None = None,
+    *,
+    max_tokens: int | None = None,
 ) -> ModelReply:
     """Map a chat-completions reply to a :class:`ModelReply`. Raises :class:`RunError`.
 
@@ -321,7 +324,8 @@ def parse_reply(
     calls, a ``refusal`` may come instead of text, ``usage`` may be missing (0
     tokens), and fields this harness does not know are ignored. A tool call
     without an id gets ``new_id(index)`` (default ``call_<index + 1>``): the loop
-    pairs each result with its call by id.
+    pairs each result with its call by id. ``max_tokens`` (what the request
+    asked for) is quoted when a reply stops at the token limit.
 
     Run errors, never guesses: a reply cut short (``finish_reason`` ``length`` or
     ``content_filter``) is not the model's answer; arguments that are not a JSON
@@ -334,7 +338,8 @@ def parse_reply(
         raise RunError("the reply has no choices[0]")
     finish_reason = choices[0].get("finish_reason")
     if isinstance(finish_reason, str) and finish_reason in CUT_SHORT:
-        raise RunError(CUT_SHORT[finish_reason])
+        limit = f" (max_tokens={max_tokens})" if finish_reason == "length" and max_tokens else ""
+        raise RunError(CUT_SHORT[finish_reason] + limit)
     message = choices[0].get("message")
     if not isinstance(message, dict):
         raise RunError("the reply has no choices[0].message object")
@@ -455,7 +460,8 @@ class LiveProvider(CaseProvider):
     def respond(self, messages: Sequence[Message], tools: Sequence[Tool]) -> ModelReply:
         body = request_body(self._config, messages, tools)
         try:
-            reply = parse_reply(self._client.complete(body), self._new_id)
+            document = self._client.complete(body)
+            reply = parse_reply(document, self._new_id, max_tokens=self._config.max_tokens)
         except RunError as exc:
             raise RunError(f"turn {self._turn}: {exc}") from None
         self._notes.served_by(reply.model)
