@@ -131,6 +131,9 @@ def test_a_run_error_fails_a_non_gating_report_and_a_failed_check_does_not() -> 
     assert SuiteReport("s", (failed,), gating=False).exit_code() == 0
     assert SuiteReport("s", (failed, broken), gating=False).exit_code() == 1
     assert SuiteReport("s", (failed, broken)).exit_code() == 1
+    # A case -x never started is listed with an error, but it is not a run error.
+    skipped = CaseReport("c", "c.json", error="not run: the run stopped", ran=False)
+    assert SuiteReport("s", (failed, skipped), gating=False).exit_code() == 0
 
 
 def test_a_recording_that_replay_would_refuse_is_reported_and_not_written(

@@ -152,7 +152,7 @@ def test_record_then_replay_sends_the_model_side_the_same_requests(tmp_path: Pat
     registry = Registry.from_plugin_manager(get_plugin_manager(environ={}))
     spy = Spy(select_mode(registry, "replay"))
     config = EvalConfig()
-    cases: list[Case] = load_suite(tmp_path / "out", registry, spy, config)
+    cases: list[Case] = load_suite(tmp_path / "out", registry, spy, config=config)
     report = run_cases(cases, spy, registry, config)
 
     assert report.exit_code() == 0, report.cases

@@ -32,7 +32,9 @@ class CaseReport:
 
     ``models`` are the models the server said answered (a replayed recording
     says which answered when it was recorded); ``retries`` the requests the model
-    side retried, and why.
+    side retried, and why. ``ran`` is false for a case listed but never started
+    (``-x`` stopped the run first, or a signal did): its ``error`` says so, and it
+    is not a run error.
     """
 
     name: str
@@ -42,6 +44,7 @@ class CaseReport:
     duration_s: float = 0.0
     models: tuple[str, ...] = ()
     retries: tuple[Retry, ...] = ()
+    ran: bool = True
 
     @property
     def passed(self) -> bool:
@@ -70,7 +73,9 @@ class SuiteReport:
     exit code. ``interrupted`` names the signal that stopped a partial report
     (``"SIGINT"``), else ``None``. ``config_digest`` is
     :meth:`~zeroclaw_eval.config.EvalConfig.digest` of the settings the cases ran
-    under (empty when none ran).
+    under (empty when none ran). ``shard`` is ``(K, N)`` when the cases are the
+    ``--shard K/N`` slice of the suite, and ``suite_total`` counts the cases of the
+    whole suite before any selection or sharding (``None``: the cases are the suite).
     """
 
     suite: str
@@ -80,6 +85,8 @@ class SuiteReport:
     gating: bool = True
     interrupted: str | None = None
     config_digest: str = ""
+    shard: tuple[int, int] | None = None
+    suite_total: int | None = None
 
     @property
     def passed_count(self) -> int:
@@ -87,8 +94,8 @@ class SuiteReport:
 
     @property
     def run_errors(self) -> int:
-        """How many cases hit a run error (nothing of them was graded)."""
-        return sum(1 for case in self.cases if case.error is not None)
+        """How many cases ran and hit a run error (nothing of them was graded)."""
+        return sum(1 for case in self.cases if case.error is not None and case.ran)
 
     @property
     def all_passed(self) -> bool:

@@ -172,7 +172,9 @@ def interrupted_report(
     listed = tuple(
         report
         if report is not None
-        else CaseReport(case.name, case.source, error=unfinished if index in started else "not run")
+        else CaseReport(case.name, case.source, error=unfinished)
+        if index in started
+        else CaseReport(case.name, case.source, error="not run", ran=False)
         for index, (case, report) in enumerate(zip(cases, reports, strict=True))
     )
     done = sum(1 for report in reports if report is not None)
@@ -199,7 +201,7 @@ def run_suite(
     registry = registry or Registry.from_plugin_manager(get_plugin_manager())
     directory = Path(suite if suite is not None else config.suite_dir)
     mode = select_mode(registry, config.mode)
-    cases = load_suite(directory, registry, mode, config)
+    cases = load_suite(directory, registry, mode, config=config)
     return run_cases(cases, mode, registry, config, suite=str(directory))
 
 

@@ -27,6 +27,10 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "errors": list(report.errors),
         "interrupted": report.interrupted,
         "config_digest": report.config_digest,
+        "shard": None
+        if report.shard is None
+        else {"index": report.shard[0], "count": report.shard[1]},
+        "suite_total": len(report.cases) if report.suite_total is None else report.suite_total,
         "cases": [
             {
                 "name": case.name,
