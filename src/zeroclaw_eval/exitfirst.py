@@ -58,7 +58,9 @@ def run_until_failure(
         started = {index} if cases and reports[index] is None else set()
         return interrupted_report(suite, mode.name, list(cases), reports, started, signum)
     listed = tuple(
-        report if report is not None else CaseReport(case.name, case.source, error=NOT_RUN)
+        report
+        if report is not None
+        else CaseReport(case.name, case.source, error=NOT_RUN, ran=False)
         for case, report in zip(cases, reports, strict=True)
     )
     return SuiteReport(

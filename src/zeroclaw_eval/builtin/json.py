@@ -38,6 +38,11 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
                 "passed": case.passed,
                 "error": case.error,
                 "duration_s": round(case.duration_s, 6),
+                "models": list(case.models),
+                "retries": [
+                    {"reason": r.reason, "attempt": r.attempt, "waited_s": r.waited_s}
+                    for r in case.retries
+                ],
                 "checks": [
                     {"check": check.check, "passed": check.passed, "detail": check.detail}
                     for check in case.checks

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.report import Formatter, SuiteReport
+from zeroclaw_eval.report import CaseReport, Formatter, SuiteReport
 
 
 class TextFormatter(Formatter):
@@ -30,6 +30,7 @@ class TextFormatter(Formatter):
             title = f"{mark} {one_line(case.name)} ({one_line(case.source)})"
             if case.error is not None:
                 lines.append(f"{title}: error: {one_line(case.error)}")
+                lines.extend(_notes(case))
                 continue
             passed = sum(1 for check in case.checks if check.passed)
             lines.append(f"{title}: {passed}/{len(case.checks)} checks")
@@ -39,9 +40,15 @@ class TextFormatter(Formatter):
                 f"{one_line(check.detail)}"
                 for check in shown
             )
+            lines.extend(_notes(case))
         lines.append(f"{report.passed_count}/{len(report.cases)} cases passed{_scope(report)}")
         if not report.gating:
             lines.append("not gating: failures are reported but do not change the exit code")
+            if report.run_errors:
+                lines.append(
+                    f"but {report.run_errors} of {len(report.cases)} cases hit a run error "
+                    "and measured nothing: exit 1"
+                )
         return "\n".join(lines) + "\n"
 
 
@@ -54,6 +61,17 @@ def _scope(report: SuiteReport) -> str:
     if total is not None and total != len(report.cases):
         return f" ({total - len(report.cases)} of {total} deselected)"
     return ""
+
+
+def _notes(case: CaseReport) -> list[str]:
+    """What the model side said about a case: which model answered, what was retried."""
+    lines = []
+    if case.models:
+        lines.append(f"    model: {one_line(', '.join(case.models))}")
+    if case.retries:
+        listed = "; ".join(str(retry) for retry in case.retries)
+        lines.append(f"    retried {len(case.retries)}x: {one_line(listed)}")
+    return lines
 
 
 @hookimpl
