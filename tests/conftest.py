@@ -15,9 +15,14 @@ import pytest
 from hypothesis import settings
 
 from zeroclaw_eval import Registry, RunMode, get_plugin_manager
+from zeroclaw_eval.run_history import NO_HISTORY_ENV
 
 TESTS = Path(__file__).parent
 PROJECT = TESTS.parent
+
+# No run of the tests writes a history into the project: the tests of the history
+# give --history a temporary file, or unset this in a temporary directory.
+os.environ[NO_HISTORY_ENV] = "1"
 
 # The console script pip installed next to this interpreter: the real entry point.
 ZEROCLAW = Path(sys.executable).with_name("zeroclaw")

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from zeroclaw_eval.run_history import open_run_history, run_history_option
+
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import Case
     from zeroclaw_eval.config import LoadedConfig
@@ -38,6 +40,9 @@ T = TypeVar("T")
 
 _COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
 """Set in ``ctx.meta`` when :func:`main` paused the cyclic collector."""
+
+_PLUGIN_MANAGER = "zeroclaw_eval.plugin_manager"
+"""The command's plugin manager, in ``ctx.meta``: the history records what it loaded."""
 
 CONFIG_HELP = "TOML file with an [eval] table (default: ./zeroclaw.toml, else ./pyproject.toml)."
 
@@ -153,9 +158,12 @@ def _plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
     """
     from zeroclaw_eval.plugins import get_plugin_manager
 
-    in_process = click.get_current_context().find_object(InProcessPlugins)
+    ctx = click.get_current_context()
+    in_process = ctx.find_object(InProcessPlugins)
     extra = in_process.plugins if in_process is not None else ()
-    return get_plugin_manager(blocked=blocked, plugins=extra)
+    pm = get_plugin_manager(blocked=blocked, plugins=extra)
+    ctx.meta[_PLUGIN_MANAGER] = pm
+    return pm
 
 
 def _setup(
@@ -275,6 +283,7 @@ plugin_option = click.option(
     metavar="FORMAT:PATH",
     help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml.",
 )
+@run_history_option
 @config_option
 @plugin_option
 def run(
@@ -283,10 +292,17 @@ def run(
     format_name: str | None,
     gate: bool | None,
     report_specs: tuple[str, ...],
+    repeat: int | None,
+    ks: list[int] | None,
+    history: Path | None,
+    no_history: bool,
     config_path: Path | None,
     blocked: tuple[str, ...],
 ) -> None:
-    """Run a suite and print its report. Exit 0 iff every case passed (unless --no-gate)."""
+    """Run a suite and print its report. Exit 0 iff every case passed (unless --no-gate).
+
+    The run is appended to the history (see `zeroclaw eval history`) unless --no-history.
+    """
     from zeroclaw_eval.errors import SuiteLoadError, ZeroclawEvalError
     from zeroclaw_eval.report import SuiteReport
     from zeroclaw_eval.report_files import check_writable, resolve, write_reports
@@ -301,6 +317,10 @@ def run(
             )
         if gate is not None:
             config = config.model_copy(update={"gating": gate})
+        if repeat is not None:
+            config = config.model_copy(update={"repeats": repeat})
+        if ks is not None:
+            config = config.model_copy(update={"pass_k": ks})
         formatter = _named(
             registry.formatters, config.format, "format", format_name and "--format", loaded
         )
@@ -311,6 +331,7 @@ def run(
             raise click.BadParameter(str(exc), param_hint="'--report'") from None
         check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
+        recorder = open_run_history(loaded, history, no_history, directory)
         try:
             cases = _load_suite(directory, registry, run_mode)
         except SuiteLoadError as exc:
@@ -331,6 +352,7 @@ def run(
             )
         _emit(_render(registry, formatter, report))
         write_reports(targets, report)
+        recorder.append(report, click.get_current_context().meta.get(_PLUGIN_MANAGER))
     sys.exit(report.exit_code())
 
 
@@ -476,3 +498,7 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
                 click.echo(f"    {kind}: {', '.join(provided[kind])}")
     if never_loaded:
         click.echo(f"blocked: {', '.join(never_loaded)}")
+
+
+# The history and compare commands attach themselves to the eval group.
+import zeroclaw_eval.history_cli  # noqa: E402, F401

@@ -13,7 +13,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -84,6 +84,14 @@ class EvalConfig(BaseModel):
     (capability, live) turn it off; the regression gate never does."""
     live: LiveConfig = Field(default_factory=LiveConfig)
     """The ``[eval.live]`` table, read by the ``live`` mode."""
+    repeats: int = Field(1, ge=1)
+    """How many times each case runs, each attempt with a fresh agent, tools and
+    workspace. With gating on, a case passes only if every attempt passed."""
+    pass_k: list[Annotated[int, Field(ge=1)]] | None = Field(None, min_length=1)
+    """The k of the pass@k and pass^k figures in the report (default: 1 and ``repeats``)."""
+    history: str | None = Field(None, min_length=1)
+    """The SQLite run history ``zeroclaw eval run`` appends to (default:
+    ``.zeroclaw/history.sqlite`` beside the configuration file)."""
 
     def digest(self) -> str:
         """A short, stable fingerprint of the settings that can change a verdict.
@@ -97,7 +105,7 @@ class EvalConfig(BaseModel):
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-_PRESENTATION_KEYS = {"format"}
+_PRESENTATION_KEYS = {"format", "pass_k", "history"}
 """Settings of :class:`EvalConfig` that only say how a report is shown."""
 
 

@@ -27,22 +27,67 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class CaseReport:
-    """The outcome of one case: its checks, or the run error that stopped it."""
+    """The outcome of one case: its checks, or the run error that stopped it.
+
+    A case run several times (``--repeat N``) has one report per attempt in
+    ``attempts``, in order; its own ``checks`` and ``error`` are then those of the
+    first attempt that failed (else of the last one), so that a formatter unaware
+    of repeats still shows why it failed. ``input_tokens`` / ``output_tokens`` are
+    what the model reported, ``None`` when unknown (a run error, or a combined report).
+    """
 
     name: str
     source: str
     checks: tuple[CheckResult, ...] = ()
     error: str | None = None
     duration_s: float = 0.0
+    attempts: tuple[CaseReport, ...] = ()
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @classmethod
+    def of_attempts(cls, attempts: Sequence[CaseReport]) -> CaseReport:
+        """One case's report from the reports of its attempts (at least one)."""
+        if len(attempts) == 1:
+            return attempts[0]
+        shown = next((a for a in attempts if not a.passed), attempts[-1])
+        return cls(
+            shown.name,
+            shown.source,
+            shown.checks,
+            shown.error,
+            sum(a.duration_s for a in attempts),
+            tuple(attempts),
+        )
 
     @property
     def passed(self) -> bool:
         """True only when the case ran without error and every one of its checks passed.
 
         A case with no checks never passes: admission refuses such cases, and this
-        guard keeps a hand-built report from passing by accident.
+        guard keeps a hand-built report from passing by accident. A repeated case
+        passes only when every attempt passed.
         """
+        if self.attempts:
+            return all(attempt.passed for attempt in self.attempts)
         return self.error is None and bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def runs(self) -> int:
+        """How many times the case ran."""
+        return len(self.attempts) or 1
+
+    @property
+    def passes(self) -> int:
+        """How many of its attempts passed."""
+        if self.attempts:
+            return sum(1 for attempt in self.attempts if attempt.passed)
+        return int(self.passed)
+
+    @property
+    def flaky(self) -> bool:
+        """Whether its attempts disagree: some passed and some failed."""
+        return 0 < self.passes < self.runs
 
     @property
     def failed_checks(self) -> list[CheckResult]:
@@ -62,7 +107,8 @@ class SuiteReport:
     exit code. ``interrupted`` names the signal that stopped a partial report
     (``"SIGINT"``), else ``None``. ``config_digest`` is
     :meth:`~zeroclaw_eval.config.EvalConfig.digest` of the settings the cases ran
-    under (empty when none ran).
+    under (empty when none ran). ``repeats`` is how many times each case ran, and
+    ``ks`` the k of the pass@k and pass^k figures to show (empty: none).
     """
 
     suite: str
@@ -72,6 +118,8 @@ class SuiteReport:
     gating: bool = True
     interrupted: str | None = None
     config_digest: str = ""
+    repeats: int = 1
+    ks: tuple[int, ...] = ()
 
     @property
     def passed_count(self) -> int:
