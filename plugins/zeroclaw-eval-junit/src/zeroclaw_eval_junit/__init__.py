@@ -85,6 +85,22 @@ def _attempts(case: CaseReport) -> list[str]:
     return [*properties, f"      <system-out>{xml_text(chr(10).join(outcomes))}</system-out>"]
 
 
+def _repeated_failure(case: CaseReport) -> str:
+    """A repeated case fails as a whole: how often it passed, whether it is flaky,
+    and why its first failed attempt failed."""
+    verdict = f"{case.passes}/{case.runs} attempts passed" + (", flaky" if case.flaky else "")
+    number, failing = next((n, a) for n, a in enumerate(case.attempts, 1) if not a.passed)
+    if failing.error is not None:
+        why = f"attempt {number}: {failing.error}"
+    else:
+        why = "; ".join(f"attempt {number}: {c.check}: {c.detail}" for c in failing.failed_checks)
+    kind = "flaky" if case.flaky else "check"
+    return (
+        f"      <failure {_attrs(message=f'{verdict}: {why}', type=kind)}>"
+        f"{xml_text(verdict + chr(10) + why)}</failure>"
+    )
+
+
 def _testcase(case: CaseReport) -> list[str]:
     attrs = _attrs(name=case.name, classname=case.source, time=_seconds(case.duration_s))
     head = f"    <testcase {attrs}"
@@ -95,21 +111,7 @@ def _testcase(case: CaseReport) -> list[str]:
         lines.extend(_attempts(case))
         if case.passed:
             return [*lines, "    </testcase>"]
-        # A repeated case fails as a whole: the message says how often, and flaky.
-        verdict = f"{case.passes}/{case.runs} attempts passed" + (", flaky" if case.flaky else "")
-        failing = next(a for a in case.attempts if not a.passed)
-        number = case.attempts.index(failing) + 1
-        if failing.error is not None:
-            why = f"attempt {number}: {failing.error}"
-        else:
-            why = "; ".join(
-                f"attempt {number}: {c.check}: {c.detail}" for c in failing.failed_checks
-            )
-        kind = "flaky" if case.flaky else "check"
-        lines.append(
-            f"      <failure {_attrs(message=f'{verdict}: {why}', type=kind)}>"
-            f"{xml_text(verdict + chr(10) + why)}</failure>"
-        )
+        lines.append(_repeated_failure(case))
         return [*lines, "    </testcase>"]
     if case.error is not None:
         lines.append(
