@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import itertools
 import json
+import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
+from tests.chat_server import ChatServer, Reply, Request, conversations, text
 from tests.conftest import echo_case, zeroclaw
+from tests.live_helpers import live_case, write_config
+from tests.live_helpers import zeroclaw as live_zeroclaw
 from zeroclaw_eval import hookimpl
 from zeroclaw_eval.agent import Tool, ToolResult
 from zeroclaw_eval.testing import run_cli
@@ -171,3 +176,59 @@ def test_one_attempt_keeps_the_report_as_it_was(suite: Path) -> None:
     assert result.exit_code == 0  # the first coin lands heads
     assert "attempts" not in result.stdout
     assert result.stdout.splitlines()[-1] == "2/2 cases passed"
+
+
+def test_a_live_case_answered_differently_each_time_is_flaky(tmp_path: Path) -> None:
+    """Live mode against a loopback server that answers "hi" then "bye", alternately:
+    four attempts, four conversations, two passes, recorded attempt by attempt."""
+    answers = itertools.cycle(["hi there", "bye"])
+    lock = threading.Lock()
+
+    def respond(request: Request) -> Reply:
+        with lock:
+            return text(next(answers), prompt_tokens=12, completion_tokens=3)
+
+    suite = tmp_path / "live"
+    suite.mkdir()
+    greeting = live_case(["Say hi"], {"response_matches": ["^hi"]}, name="live-greeting")
+    (suite / "greeting.json").write_text(json.dumps(greeting), encoding="utf-8")
+    history = tmp_path / "history.sqlite"
+    with ChatServer(respond) as server:
+        write_config(tmp_path, server.url, eval_repeats=4)
+        result = live_zeroclaw(
+            "eval",
+            "run",
+            "--mode",
+            "live",
+            "--suite",
+            "live",
+            "--history",
+            str(history),
+            cwd=tmp_path,
+        )
+        requests = len(server.requests)
+    assert result.returncode == 1, result.stderr
+    assert "✗ live-greeting (live/greeting.json): 2/4 attempts passed, flaky;" in result.stdout
+    assert requests == 4
+    with sqlite3.connect(history) as db:
+        attempts = db.execute(
+            "SELECT attempt, passed, input_tokens, output_tokens FROM attempts ORDER BY attempt"
+        ).fetchall()
+    assert attempts == [(0, 1, 12, 3), (1, 0, 12, 3), (2, 1, 12, 3), (3, 0, 12, 3)]
+
+
+def test_record_runs_each_case_once_whatever_the_repeats(tmp_path: Path) -> None:
+    """A recorded fixture is one conversation, replaying to that conversation's verdict."""
+    suite = tmp_path / "live"
+    suite.mkdir()
+    greeting = live_case(["Say hi"], {"response_matches": ["^hi"]}, name="live-greeting")
+    (suite / "greeting.json").write_text(json.dumps(greeting), encoding="utf-8")
+    with ChatServer(conversations({"Say hi": [text("hi there")]})) as server:
+        write_config(tmp_path, server.url, eval_repeats=3, eval_pass_k=[3])
+        recorded = live_zeroclaw("eval", "record", "--suite", "live", "--out", "out", cwd=tmp_path)
+        requests = len(server.requests)
+    assert recorded.returncode == 0, recorded.stderr
+    assert requests == 1
+    assert "attempts" not in recorded.stdout
+    written = json.loads((tmp_path / "out" / "greeting.json").read_text(encoding="utf-8"))
+    assert written["turns"][0]["steps"][0]["response"]["content"] == "hi there"

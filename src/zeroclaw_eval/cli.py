@@ -426,7 +426,8 @@ def record(
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
-        config = loaded.config.model_copy(update={"mode": "live"})
+        # One attempt per case: a fixture records one conversation, and replays to its verdict.
+        config = loaded.config.model_copy(update={"mode": "live", "repeats": 1, "pass_k": None})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
         cases = _load_suite(suite, registry, live)
