@@ -149,7 +149,10 @@ def run_cases(
         supervisor.run()
     except KeyboardInterrupt as exc:
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
-        partial = interrupted_report(suite, mode.name, todo, reports, supervisor.started, signum)
+        unit = "attempt" if repeats > 1 else "case"
+        partial = interrupted_report(
+            suite, mode.name, todo, reports, supervisor.started, signum, unit=unit
+        )
         return replace(partial, cases=by_case(partial.cases, repeats), repeats=repeats, ks=ks)
     ordered = tuple(report for report in reports if report is not None)
     return SuiteReport(
@@ -197,11 +200,14 @@ def interrupted_report(
     reports: list[CaseReport | None],
     started: set[int],
     signum: int,
+    *,
+    unit: str = "case",
 ) -> SuiteReport:
     """The partial report of a suite stopped by ``signum``: nothing in it is silently missing.
 
     The finished cases keep their reports; a case that was running and every case
-    not yet run are listed as failed with an error saying so.
+    not yet run are listed as failed with an error saying so. ``unit`` names what
+    ``cases`` holds in the summary (``attempt`` when cases are repeated).
     """
     name = signal.Signals(signum).name
     unfinished = f"interrupted by {name} before it finished"
@@ -213,7 +219,7 @@ def interrupted_report(
     )
     done = sum(1 for report in reports if report is not None)
     summary = (
-        f"interrupted by {name} after {done} of {plural(len(cases), 'case')}: "
+        f"interrupted by {name} after {done} of {plural(len(cases), unit)}: "
         f"{len(cases) - done} did not finish"
     )
     return SuiteReport(suite, listed, mode, (summary,), interrupted=name)
