@@ -22,7 +22,9 @@ def add_run(
     digest: str = "d1",
     commit: str | None = "0123456789abcdef",
 ) -> int:
-    """Append a run in which each case's attempts passed or failed as listed."""
+    """Append a run in which each case's attempts passed or failed as listed, filed
+    (as ``zeroclaw eval run`` files it) under the suite's absolute path, here
+    beside the history."""
     reports = []
     for name, outcomes in cases.items():
         attempts = [
@@ -38,14 +40,21 @@ def add_run(
         reports.append(CaseReport.of_attempts(attempts))
     repeats = max(len(outcomes) for outcomes in cases.values())
     report = SuiteReport(suite, tuple(reports), config_digest=digest, repeats=repeats)
+    info = RunInfo(
+        "2026-12-01T10:00:00Z",
+        1.5,
+        suite=str(path.parent / suite),
+        git_commit=commit,
+        git_dirty=False,
+    )
     with open_history(path) as history:
-        return history.append(
-            report, RunInfo("2026-12-01T10:00:00Z", 1.5, git_commit=commit, git_dirty=False)
-        )
+        return history.append(report, info)
 
 
 def runs_cli(*args: object) -> tuple[int, str, str]:
-    result = zeroclaw("eval", *map(str, args))
+    """``zeroclaw eval ARGS`` in the directory of the history (the ``--history`` argument)."""
+    history = Path(str(args[list(args).index("--history") + 1]))
+    result = zeroclaw("eval", *map(str, args), cwd=history.parent)
     return result.returncode, result.stdout, result.stderr
 
 
@@ -61,17 +70,30 @@ def test_history_lists_the_latest_runs_newest_first(history: Path) -> None:
     code, out, err = runs_cli("history", "--history", history)
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].split() == ["run", "started", "(UTC)", "commit", "passed", "verdict", "suite"]
+    header = ["run", "started", "(UTC)", "commit", "cases", "attempts", "verdict", "suite"]
+    assert lines[0].split() == header
     assert [line.split()[0] for line in lines[1:]] == ["3", "2", "1"]
+    low, high = wilson_interval(3, 4)
     assert lines[1].split()[2:] == [
         "0123456789",
         "1/2",
+        "3/4",
+        f"[{low:.2f},",
+        f"{high:.2f}]",
         "failed",
         "evals/capability",
         "(replay",
         "x2)",
     ]
-    assert lines[2].split()[2:5] == ["-", "1/1", "passed"]
+    assert lines[2].split()[2:5] == ["-", "1/1", "1/1"]
+    assert lines[2].split()[-3:] == ["passed", "evals/live", "(replay)"]
+    # One suite: its pass rate over the runs listed, attempts from every run.
+    code, out, _ = runs_cli("history", "--history", history, "--suite", "evals/capability")
+    low, high = wilson_interval(4, 6)
+    assert out.splitlines()[-1] == (
+        f"pass rate over these 2 runs: 0.67 (4/6 attempts), 95 % Wilson interval "
+        f"[{low:.2f}, {high:.2f}]"
+    )
     code, out, _ = runs_cli(
         "history",
         "--history",
@@ -83,14 +105,19 @@ def test_history_lists_the_latest_runs_newest_first(history: Path) -> None:
         "--format",
         "json",
     )
-    (run,) = json.loads(out)["runs"]
+    document = json.loads(out)
+    (run,) = document["runs"]
+    suite = str(history.parent / "evals" / "capability")
     assert (run["id"], run["suite"], run["repeats"], run["total"], run["passed"]) == (
         3,
-        "evals/capability",
+        suite,
         2,
         2,
         1,
     )
+    assert (run["attempts"], run["attempts_passed"], run["pass_rate"]) == (4, 3, 0.75)
+    assert run["wilson_95"] == pytest.approx(list(wilson_interval(3, 4)))
+    assert (document["suite"], document["attempts"], document["attempts_passed"]) == (suite, 4, 3)
     assert (run["config_digest"], run["verdict"], run["git_commit"]) == (
         "d1",
         "failed",

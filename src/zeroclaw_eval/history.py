@@ -82,10 +82,12 @@ SCHEMA_VERSION = len(MIGRATIONS)
 @dataclass(frozen=True)
 class RunInfo:
     """What a run was, beyond its report: when, with which agent and plugins, on
-    which commit (``None`` outside a git work tree), and how long it took."""
+    which commit (``None`` outside a git work tree), and how long it took.
+    ``suite`` is the name the run is filed under (default: the report's suite)."""
 
     started_at: str
     duration_s: float
+    suite: str | None = None
     agent: str = "reference"
     plugins: Sequence[dict[str, str | None]] = ()
     git_commit: str | None = None
@@ -176,7 +178,7 @@ class History:
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         info.started_at,
-                        report.suite,
+                        info.suite or report.suite,
                         report.mode,
                         info.agent,
                         report.config_digest,
@@ -224,6 +226,18 @@ class History:
         with self._errors("read the runs"):
             row = self._db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         return None if row is None else _run(row)
+
+    def attempt_counts(self, run_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """Per run: how many of its attempts passed, and how many there were."""
+        if not run_ids:
+            return {}
+        marks = ", ".join("?" for _ in run_ids)
+        query = (
+            "SELECT run_id, sum(passed), count(*) FROM attempts"
+            f" WHERE run_id IN ({marks}) GROUP BY run_id"
+        )
+        with self._errors("read the attempts"):
+            return {row[0]: (row[1], row[2]) for row in self._db.execute(query, list(run_ids))}
 
     def attempts(self, run_ids: Sequence[int], case: str | None = None) -> list[Attempt]:
         """Every attempt of these runs (of one case, if given), in run and suite order."""

@@ -50,10 +50,21 @@ def _open(config_path: Path | None, history_file: Path | None) -> tuple[History,
 
 
 def _suite_name(loaded: LoadedConfig, suite: Path | None) -> str | None:
-    """The suite as runs record it, for ``--suite``; ``None`` means every suite."""
+    """The suite as runs record it (its absolute path), for ``--suite``; ``None``
+    means every suite."""
     from zeroclaw_eval.cli import _suite_dir
 
-    return None if suite is None else str(_suite_dir(loaded, suite))
+    return None if suite is None else str(_suite_dir(loaded, suite).resolve())
+
+
+def shown(suite: str) -> str:
+    """A recorded suite as text shows it: relative to the working directory when
+    inside it, else as recorded."""
+    path = Path(suite)
+    try:
+        return str(path.relative_to(Path.cwd())) if path.is_absolute() else suite
+    except ValueError:
+        return suite
 
 
 def _commit(run: Run) -> str:
@@ -108,7 +119,7 @@ def history(
             if case is not None:
                 attempts = store.attempts([run.id for run in runs], case)
                 if not attempts:
-                    where = f" in {suite_name}" if suite_name else ""
+                    where = f" in {shown(suite_name)}" if suite_name else ""
                     raise HistoryError(
                         f"{store.path}: case {case!r} is in none of the last "
                         f"{len(runs)} runs{where}"
@@ -116,8 +127,9 @@ def history(
                 document = _case_document(case, runs, attempts)
                 text = _case_text(document)
             else:
-                document = {"schema_version": 1, "runs": [_run_document(run) for run in runs]}
-                text = _runs_text(runs)
+                counts = store.attempt_counts([run.id for run in runs])
+                document = _runs_document(runs, counts, suite_name)
+                text = _runs_text(runs, document)
     click.echo(
         json.dumps(document, indent=2, ensure_ascii=False) if format_name == "json" else text
     )
@@ -142,15 +154,60 @@ def _run_document(run: Run) -> dict[str, Any]:
     }
 
 
-def _runs_text(runs: list[Run]) -> str:
+def _runs_document(
+    runs: list[Run], counts: dict[int, tuple[int, int]], suite: str | None
+) -> dict[str, Any]:
+    """The runs, each with its attempts' pass rate and Wilson interval; for one suite
+    (``--suite``), the pass rate over all of them too."""
+    from zeroclaw_eval.stats import wilson_interval
+
+    rows = []
+    for run in runs:
+        passes, attempts = counts.get(run.id, (0, 0))
+        row = _run_document(run)
+        row.update(
+            attempts=attempts,
+            attempts_passed=passes,
+            pass_rate=passes / attempts if attempts else None,
+            wilson_95=list(wilson_interval(passes, attempts)),
+        )
+        rows.append(row)
+    document: dict[str, Any] = {"schema_version": 1, "runs": rows}
+    if suite is not None and rows:
+        passes = sum(row["attempts_passed"] for row in rows)
+        attempts = sum(row["attempts"] for row in rows)
+        document.update(
+            suite=suite,
+            attempts=attempts,
+            attempts_passed=passes,
+            pass_rate=passes / attempts if attempts else None,
+            wilson_95=list(wilson_interval(passes, attempts)),
+        )
+    return document
+
+
+def _runs_text(runs: list[Run], document: dict[str, Any]) -> str:
     if not runs:
         return "no runs recorded"
-    lines = [f"{'run':>5}  {'started (UTC)':<20}  {'commit':<11}  {'passed':>9}  verdict  suite"]
-    for run in runs:
+    lines = [
+        f"{'run':>5}  {'started (UTC)':<20}  {'commit':<11}  {'cases':>9}  "
+        f"{'attempts':>19}  verdict  suite"
+    ]
+    for run, row in zip(runs, document["runs"], strict=True):
         repeats = f" x{run.repeats}" if run.repeats > 1 else ""
+        low, high = row["wilson_95"]
+        rate = f"{row['attempts_passed']}/{row['attempts']} [{low:.2f}, {high:.2f}]"
         lines.append(
             f"{run.id:>5}  {run.started_at:<20}  {_commit(run):<11}  "
-            f"{f'{run.passed}/{run.total}':>9}  {run.verdict:<7}  {run.suite} ({run.mode}{repeats})"
+            f"{f'{run.passed}/{run.total}':>9}  {rate:>19}  {run.verdict:<7}  "
+            f"{shown(run.suite)} ({run.mode}{repeats})"
+        )
+    if "suite" in document:
+        low, high = document["wilson_95"]
+        lines.append(
+            f"pass rate over these {len(runs)} runs: {document['pass_rate']:.2f} "
+            f"({document['attempts_passed']}/{document['attempts']} attempts), "
+            f"95 % Wilson interval [{low:.2f}, {high:.2f}]"
         )
     return "\n".join(lines)
 
@@ -233,12 +290,12 @@ def _write_page(store: History, suite: str | None, limit: int, path: Path) -> No
             raise HistoryError(f"{store.path}: no runs recorded: nothing to draw")
         suite = latest[0].suite
     runs = list(reversed(store.runs(suite, limit)))  # oldest first, as time runs
-    page = trend_page(suite, runs, store.attempts([run.id for run in runs]))
+    page = trend_page(shown(suite), runs, store.attempts([run.id for run in runs]))
     try:
         path.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise HistoryError(f"{path}: cannot write the page: {exc.strerror or exc}") from None
-    click.echo(f"wrote {path} ({len(runs)} runs of {suite})", err=True)
+    click.echo(f"wrote {path} ({len(runs)} runs of {shown(suite)})", err=True)
 
 
 @eval_group.command()
@@ -302,7 +359,7 @@ def compare(
                 earlier = [r for r in store.runs(head_run.suite) if r.id < head_run.id]
                 if not earlier:
                     raise HistoryError(
-                        f"{store.path}: run {head_run.id} is the first of {head_run.suite}: "
+                        f"{store.path}: run {head_run.id} is the first of {shown(head_run.suite)}: "
                         "nothing to compare it with"
                     )
                 base_run = earlier[0]
@@ -326,9 +383,11 @@ def _comparison_text(comparison: Any) -> str:
 
     base, head = comparison.base, comparison.head
     lines = [
-        f"base: run {base.id} of {base.suite} ({base.started_at}, {_commit(base)})",
-        f"head: run {head.id} of {head.suite} ({head.started_at}, {_commit(head)})",
+        f"base: run {base.id} of {shown(base.suite)} ({base.started_at}, {_commit(base)})",
+        f"head: run {head.id} of {shown(head.suite)} ({head.started_at}, {_commit(head)})",
     ]
+    if base.suite != head.suite:
+        lines.append("note: the runs are of different suites")
     if not comparison.same_settings:
         lines.append(
             f"note: the runs used different settings (config digest {base.config_digest} "

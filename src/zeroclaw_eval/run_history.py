@@ -108,6 +108,8 @@ class RunRecorder:
         commit, dirty = git_state(self.directory)
         info = RunInfo(
             started_at=self.started_at,
+            # Filed under its absolute path: the same suite, from wherever it ran.
+            suite=str(self.directory.resolve()),
             duration_s=time.perf_counter() - self._started,
             # The report names its agent where agents are pluggable; before
             # that, every case ran the reference loop.
