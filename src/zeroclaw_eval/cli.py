@@ -1,4 +1,5 @@
-"""The command line: ``zeroclaw eval run | check | plugins``.
+"""The command line: ``zeroclaw eval run | check | plugins | record``, and
+``history | compare`` (in :mod:`zeroclaw_eval.history_cli`).
 
 This is the one boundary where errors become text: every
 :class:`~zeroclaw_eval.errors.ZeroclawEvalError` is printed as ``Error: ...`` on
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from zeroclaw_eval.run_history import open_run_history, run_history_option
+from zeroclaw_eval.run_history import open_run_history, repeat_and_history_options
 
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import Case
@@ -283,7 +284,7 @@ plugin_option = click.option(
     metavar="FORMAT:PATH",
     help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml.",
 )
-@run_history_option
+@repeat_and_history_options
 @config_option
 @plugin_option
 def run(

@@ -1,5 +1,6 @@
-"""The history side of the command line: where ``zeroclaw eval run`` keeps its
-history, and the ``zeroclaw eval history`` and ``zeroclaw eval compare`` commands.
+"""Looking back at the run history: the ``zeroclaw eval history`` and
+``zeroclaw eval compare`` commands (``run`` writes the history: see
+:mod:`zeroclaw_eval.run_history`).
 
 The commands attach themselves to the ``eval`` group when :mod:`zeroclaw_eval.cli`
 imports this module. Like the rest of the CLI, the harness is imported inside the

@@ -39,7 +39,7 @@ def history_path(loaded: LoadedConfig, flag: Path | None) -> Path:
     return loaded.base_dir / DEFAULT_HISTORY
 
 
-def run_history_option(command: Callable[..., Any]) -> Callable[..., Any]:
+def repeat_and_history_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--history PATH`` / ``--no-history`` and ``--repeat`` / ``--k`` for ``run``."""
     options = (
         click.option(
