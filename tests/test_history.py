@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -265,8 +264,3 @@ def test_console_scripts_run_side_by_side_into_one_history(project: Path) -> Non
     ]
     assert rows(history, "SELECT count(*) FROM runs")[0][0] == 6
     assert rows(history, "SELECT count(*) FROM attempts")[0][0] == 6 * 2 * 3
-
-
-def test_the_tests_themselves_write_no_history_into_the_project() -> None:
-    assert os.environ[NO_HISTORY_ENV] == "1"
-    assert not (Path(__file__).parent.parent / ".zeroclaw").exists()
