@@ -265,3 +265,27 @@ def test_compare_errors_name_the_history(history: Path, args: list[str], message
     code, out, err = runs_cli("compare", *args, "--history", history)
     assert code == 1 and out == ""
     assert assert_clean_errors(err) == [f"Error: {history}: {message}"]
+
+
+def test_compare_picks_the_suite_asked_for(history: Path) -> None:
+    regression_history(history)
+    add_run(history, {"other-suite": [False]}, suite="evals/live")  # the latest run of all
+    code, out, _ = runs_cli("compare", "--history", history, "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    assert (document["base"]["id"], document["head"]["id"]) == (2, 4)
+    code, out, _ = runs_cli(
+        "compare", "--history", history, "--suite", "evals/capability", "--format", "json"
+    )
+    document = json.loads(out)
+    assert code == 0
+    assert (document["base"]["id"], document["head"]["id"]) == (1, 3)
+
+
+def test_a_page_that_cannot_be_written_is_an_error_naming_it(history: Path) -> None:
+    add_run(history, {"a": [True]})
+    target = history.parent / "missing" / "trend.html"
+    code, out, err = runs_cli("history", "--history", history, "--html", target)
+    assert code == 1 and out == ""
+    (line,) = assert_clean_errors(err)
+    assert line.startswith(f"Error: {target}: cannot write the page: ")
