@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from zeroclaw_eval.cli import _errors, config_option, eval_group, suite_option
+from zeroclaw_eval.cli import _errors, config_option, eval_group
 from zeroclaw_eval.run_history import history_path
 
 if TYPE_CHECKING:
@@ -31,6 +31,12 @@ history_option = click.option(
     type=click.Path(path_type=Path),
     default=None,
     help="The SQLite history to read (default: .zeroclaw/history.sqlite beside the config file).",
+)
+suite_option = click.option(
+    "--suite",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Only the runs of this suite directory.",
 )
 format_option = click.option(
     "--format",

@@ -46,6 +46,7 @@ def repeat_and_history_options(command: Callable[..., Any]) -> Callable[..., Any
             "--repeat",
             "repeat",
             type=click.IntRange(min=1),
+            metavar="N",
             default=None,
             help="Run every case N times, each with a fresh agent (overrides [eval].repeats).",
         ),
