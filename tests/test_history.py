@@ -176,7 +176,10 @@ def test_an_unwritable_history_is_an_error_naming_it(project: Path) -> None:
     result = zeroclaw("eval", "run", "--history", history, cwd=project)
     assert result.returncode == 1
     (line,) = assert_clean_errors(result.stderr)
-    assert line.startswith(f"Error: {history}: cannot create the history's directory: ")
+    assert line == (
+        f"Error: {history}: cannot create the history's directory: "
+        f"{blocker} is a file, not a directory"
+    )
 
 
 def test_a_history_of_the_first_schema_is_migrated_and_keeps_its_runs(tmp_path: Path) -> None:

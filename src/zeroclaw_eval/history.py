@@ -319,6 +319,11 @@ def open_history(path: Path, *, create: bool = True, writable: bool = False) -> 
         raise HistoryError(f"{path}: no run history here (zeroclaw eval run writes one)")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # mkdir's own words ("File exists") would not say which
+        raise HistoryError(
+            f"{path}: cannot create the history's directory: "
+            f"{path.parent} is a file, not a directory"
+        ) from None
     except OSError as exc:
         raise HistoryError(
             f"{path}: cannot create the history's directory: {exc.strerror or exc}"
