@@ -432,6 +432,23 @@ def test_sigint_mid_repeats_reports_every_attempt_and_records_the_run(
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigint_under_exitfirst_prints_the_same_partial_report(
+    tmp_path: Path, faulty_env: dict[str, str]
+) -> None:
+    process = start_interruptible(tmp_path, faulty_env, "--format", "json", "-x")
+    process.send_signal(signal.SIGINT)
+    code, stdout, stderr = finish(process)
+    assert (code, stderr) == (130, "")
+    document = json.loads(stdout)
+    assert document["errors"] == ["interrupted by SIGINT after 1 of 3 cases: 2 did not finish"]
+    assert [(c["name"], c["passed"], c["error"]) for c in document["cases"]] == [
+        ("first", True, None),
+        ("hang", False, "interrupted by SIGINT before it finished"),
+        ("after", False, "not run"),
+    ]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_sigterm_mid_suite_prints_a_partial_report_and_exits_143(
     tmp_path: Path, faulty_env: dict[str, str]
 ) -> None:

@@ -267,3 +267,20 @@ def test_console_scripts_run_side_by_side_into_one_history(project: Path) -> Non
     ]
     assert rows(history, "SELECT count(*) FROM runs")[0][0] == 6
     assert rows(history, "SELECT count(*) FROM attempts")[0][0] == 6 * 2 * 3
+
+
+def test_a_run_is_filed_under_its_suite_directory_however_it_was_named(project: Path) -> None:
+    history = project / "h.sqlite"
+    suite = project / "evals" / "capability"
+    runs = [
+        ("eval", "run", "--history", history),  # the configured suite_dir
+        ("eval", "run", "--history", history, "--suite", "evals/capability"),
+        ("eval", "run", "--history", history, "capability"),  # a PATH, from evals/
+        ("eval", "run", "--history", history, "capability/a_pass.json"),
+    ]
+    cwds = (project, project, project / "evals", project / "evals")
+    for cwd, args in zip(cwds, runs, strict=True):
+        assert zeroclaw(*args, cwd=cwd).returncode == 0
+    filed = [r[0] for r in rows(history, "SELECT suite FROM runs ORDER BY id")]
+    # Named fixtures: as the report names them (relative to the configuration).
+    assert filed == [str(suite)] * 3 + ["evals/capability/a_pass.json"]

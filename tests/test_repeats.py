@@ -232,3 +232,14 @@ def test_record_runs_each_case_once_whatever_the_repeats(tmp_path: Path) -> None
     assert "attempts" not in recorded.stdout
     written = json.loads((tmp_path / "out" / "greeting.json").read_text(encoding="utf-8"))
     assert written["turns"][0]["steps"][0]["response"]["content"] == "hi there"
+
+
+def test_exitfirst_stops_at_the_first_case_that_failed_an_attempt(suite: Path) -> None:
+    (suite / "c_after.json").write_text(json.dumps(echo_case(model_name="after")), encoding="utf-8")
+    args = ["eval", "run", "--suite", str(suite), "--repeat", "2", "-x", "--format", "json"]
+    document = json.loads(run_cli(args, CoinPlugin()).stdout)
+    assert (document["repeats"], document["pass_k"], document["flaky"]) == (2, [1, 2], 1)
+    echo, coin, after = document["cases"]
+    assert (echo["passes"], echo["runs"]) == (2, 2)
+    assert (coin["passes"], coin["runs"], coin["flaky"]) == (1, 2, True)
+    assert after["error"].startswith("not run: the run stopped after the first failure")

@@ -1,9 +1,11 @@
 """The ``[eval]`` table: where it is read from, and what it may hold.
 
-Looked up in order: the file given with ``--config``; ``zeroclaw.toml`` in the
-working directory (its ``[eval]`` table; other tables belong to other tools);
-``pyproject.toml`` (its ``[tool.zeroclaw.eval]`` table). Unknown keys are errors
-naming the key and the file. Relative paths in a file are relative to that file.
+Looked up in order: the file given with ``--config``; else, walking up from the
+working directory to the filesystem root (as pytest and ruff do), the first
+directory with a ``zeroclaw.toml`` (its ``[eval]`` table; other tables belong to
+other tools) or a ``pyproject.toml`` holding a ``[tool.zeroclaw.eval]`` table
+(``zeroclaw.toml`` first in one directory). Unknown keys are errors naming the key
+and the file. Relative paths in a file are relative to that file.
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ class EvalConfig(BaseModel):
     (capability, live) turn it off; the regression gate never does."""
     live: LiveConfig = Field(default_factory=LiveConfig)
     """The ``[eval.live]`` table, read by the ``live`` mode."""
+    report: list[NonEmptyStr] = Field(default_factory=list)
+    """Extra reports, each ``FORMAT:PATH`` as ``--report`` takes them (``junit:out.xml``;
+    a relative PATH is relative to the file; ``-`` is stdout). ``--report`` replaces them."""
     repeats: int = Field(1, ge=1)
     """How many times each case runs, each attempt with a fresh agent, tools and
     workspace. With gating on, a case passes only if every attempt passed."""
@@ -105,7 +110,7 @@ class EvalConfig(BaseModel):
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-_PRESENTATION_KEYS = {"format", "pass_k", "history"}
+_PRESENTATION_KEYS = {"format", "report", "pass_k", "history"}
 """Settings of :class:`EvalConfig` that only say how a report is shown."""
 
 
@@ -138,20 +143,28 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> LoadedConf
 
     ``path`` is an explicit ``--config`` file (its ``[eval]`` table, or
     ``[tool.zeroclaw.eval]`` when it is named ``pyproject.toml``). Without it, the
-    defaults apply unless ``cwd`` holds ``zeroclaw.toml`` or a ``pyproject.toml``
-    with a ``[tool.zeroclaw.eval]`` table.
+    first of ``cwd`` and its parents holding ``zeroclaw.toml`` or a ``pyproject.toml``
+    with a ``[tool.zeroclaw.eval]`` table is read; if none does, the defaults apply.
     """
     cwd = cwd or Path.cwd()
     if path is not None:
         pyproject = path.name == "pyproject.toml"
         table, where = _eval_table(_read_toml(path), path, pyproject=pyproject)
         return LoadedConfig(_build(table, path, where), path.resolve().parent, path, where)
-    for name, pyproject in (("zeroclaw.toml", False), ("pyproject.toml", True)):
-        candidate = cwd / name
-        if candidate.is_file():
-            table, where = _eval_table(_read_toml(candidate), candidate, pyproject=pyproject)
-            if table is not None:
-                return LoadedConfig(_build(table, candidate, where), cwd, candidate, where)
+    return _walk_up(cwd)
+
+
+def _walk_up(cwd: Path) -> LoadedConfig:
+    """The configuration of the nearest directory at or above ``cwd`` that has one."""
+    for directory in (cwd, *cwd.resolve().parents):
+        for name, pyproject in (("zeroclaw.toml", False), ("pyproject.toml", True)):
+            candidate = directory / name
+            if candidate.is_file():
+                table, where = _eval_table(_read_toml(candidate), candidate, pyproject=pyproject)
+                if table is not None:
+                    return LoadedConfig(
+                        _build(table, candidate, where), directory, candidate, where
+                    )
     return LoadedConfig(EvalConfig(), cwd)
 
 

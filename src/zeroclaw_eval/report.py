@@ -107,8 +107,11 @@ class SuiteReport:
     exit code. ``interrupted`` names the signal that stopped a partial report
     (``"SIGINT"``), else ``None``. ``config_digest`` is
     :meth:`~zeroclaw_eval.config.EvalConfig.digest` of the settings the cases ran
-    under (empty when none ran). ``repeats`` is how many times each case ran, and
-    ``ks`` the k of the pass@k and pass^k figures to show (empty: none).
+    under (empty when none ran). ``shard`` is ``(K, N)`` when the cases are the
+    ``--shard K/N`` slice of the suite, and ``suite_total`` counts the cases of the
+    whole suite before any selection or sharding (``None``: the cases are the suite).
+    ``repeats`` is how many times each case ran, and ``ks`` the k of the pass@k and
+    pass^k figures to show (empty: none).
     """
 
     suite: str
@@ -118,6 +121,8 @@ class SuiteReport:
     gating: bool = True
     interrupted: str | None = None
     config_digest: str = ""
+    shard: tuple[int, int] | None = None
+    suite_total: int | None = None
     repeats: int = 1
     ks: tuple[int, ...] = ()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,9 +92,10 @@ class RunRecorder:
     when it started. The history is checked before any case runs, so that a bad
     one fails fast, and written once the report is out."""
 
-    def __init__(self, path: Path | None, directory: Path) -> None:
+    def __init__(self, path: Path | None, directory: Path, suite: str) -> None:
         self.path = path
         self.directory = directory
+        self.suite = suite
         self.started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         self._started = time.perf_counter()
 
@@ -109,8 +110,7 @@ class RunRecorder:
         commit, dirty = git_state(self.directory)
         info = RunInfo(
             started_at=self.started_at,
-            # Filed under its absolute path: the same suite, from wherever it ran.
-            suite=str(self.directory.resolve()),
+            suite=self.suite,
             duration_s=time.perf_counter() - self._started,
             # The report names its agent where agents are pluggable; before
             # that, every case ran the reference loop.
@@ -123,11 +123,22 @@ class RunRecorder:
             history.append(report, info)
 
 
+def filed_under(directory: Path, paths: Sequence[Path], label: str) -> str:
+    """The suite a run is filed under in the history: a suite directory by its
+    absolute path (the same suite, from wherever it ran), fixtures named on the
+    command line by ``label``, the suite name the report gives them."""
+    if not paths:
+        return str(directory.resolve())
+    if len(paths) == 1 and paths[0].is_dir():
+        return str(paths[0].resolve())
+    return label
+
+
 def open_run_history(
-    loaded: LoadedConfig, flag: Path | None, disabled: bool, directory: Path
+    loaded: LoadedConfig, flag: Path | None, disabled: bool, directory: Path, suite: str
 ) -> RunRecorder:
-    """The recorder for a ``run`` of the suite in ``directory``, its history created
-    (or migrated) and checked now.
+    """The recorder for a ``run`` in ``directory`` filed under ``suite``
+    (:func:`filed_under`), its history created (or migrated) and checked now.
 
     Raises :class:`~zeroclaw_eval.errors.HistoryError` naming the file when the
     history is corrupt, from a newer schema, or cannot be written.
@@ -135,7 +146,7 @@ def open_run_history(
     from zeroclaw_eval.history import open_history
 
     if disabled or (flag is None and os.environ.get(NO_HISTORY_ENV, "") not in ("", "0")):
-        return RunRecorder(None, directory)
+        return RunRecorder(None, directory, suite)
     path = history_path(loaded, flag)
     open_history(path, writable=True).close()
-    return RunRecorder(path, directory)
+    return RunRecorder(path, directory, suite)

@@ -8,6 +8,7 @@ at once. Also here: the empty-run vacuity check, which admission cannot do.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,23 +36,44 @@ def fixture_paths(directory: Path) -> list[Path]:
     return [directory / name for name in names]
 
 
-def load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
-    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal."""
+def load_suite(
+    directory: Path, registry: Registry, mode: RunMode, *, source: Callable[[Path], str] = str
+) -> list[Case]:
+    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal.
+
+    ``source(path)`` is how each case names its fixture in reports (default: the path).
+    """
     paths = fixture_paths(directory)
     if not paths:
         raise SuiteLoadError(
             f"suite {directory}: no *.json fixtures: an empty suite is never green"
         )
+    return admit_files(paths, registry, mode, suite=str(directory), source=source)
+
+
+def admit_files(
+    paths: Sequence[Path],
+    registry: Registry,
+    mode: RunMode,
+    *,
+    suite: str,
+    source: Callable[[Path], str] = str,
+) -> list[Case]:
+    """Admit every file of ``paths``, or raise :class:`SuiteLoadError` listing every
+    refusal. ``suite`` names them in that error; ``source(path)`` names each case.
+    """
     cases: list[Case] = []
     problems: list[str] = []
+    refused = 0
     for path in paths:
         try:
-            cases.append(admit_file(path, registry, mode))
+            cases.append(admit_file(path, registry, mode, source=source(path)))
         except AdmissionError as exc:
-            problems.append(str(exc))
+            refused += 1
+            problems.extend(exc.lines)
     if problems:
         raise SuiteLoadError(
-            f"suite {directory}: {plural(len(problems), 'fixture')} refused "
+            f"suite {suite}: {plural(refused, 'fixture')} refused "
             f"(of {len(paths)}); no case was run",
             problems,
         )

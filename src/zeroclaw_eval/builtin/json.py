@@ -31,6 +31,10 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "errors": list(report.errors),
         "interrupted": report.interrupted,
         "config_digest": report.config_digest,
+        "shard": None
+        if report.shard is None
+        else {"index": report.shard[0], "count": report.shard[1]},
+        "suite_total": len(report.cases) if report.suite_total is None else report.suite_total,
         "repeats": report.repeats,
         "pass_k": list(report.ks),
         "flaky": sum(1 for case in report.cases if case.flaky),

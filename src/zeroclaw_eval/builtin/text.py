@@ -16,11 +16,17 @@ class TextFormatter(Formatter):
     name = "text"
     description = "human-readable summary (default)"
 
+    def __init__(self, verbosity: int = 0) -> None:
+        self.verbosity = verbosity
+        """-1 (``-q``): passing cases are left out; 1 (``-v``): every check is listed."""
+
     def render(self, report: SuiteReport) -> str:
         # Names, sources and messages come from fixtures and plugins: escaped to one
         # line each, so that none can forge a line of the report (a fake "✓").
         lines = [f"error: {one_line(error)}" for error in report.errors]
         for case in report.cases:
+            if self.verbosity < 0 and case.passed:
+                continue
             mark = "✓" if case.passed else "✗"
             title = f"{mark} {one_line(case.name)} ({one_line(case.source)})"
             if case.attempts:
@@ -31,11 +37,13 @@ class TextFormatter(Formatter):
                 continue
             passed = sum(1 for check in case.checks if check.passed)
             lines.append(f"{title}: {passed}/{len(case.checks)} checks")
+            shown = case.checks if self.verbosity > 0 else case.failed_checks
             lines.extend(
-                f"    ✗ {one_line(check.check)}: {one_line(check.detail)}"
-                for check in case.failed_checks
+                f"    {'✓' if check.passed else '✗'} {one_line(check.check)}: "
+                f"{one_line(check.detail)}"
+                for check in shown
             )
-        lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
+        lines.append(f"{report.passed_count}/{len(report.cases)} cases passed{_scope(report)}")
         if report.repeats > 1:
             flaky = [one_line(case.name) for case in report.cases if case.flaky]
             lines.append(
@@ -72,6 +80,17 @@ def _repeated(title: str, case: CaseReport, ks: tuple[int, ...]) -> list[str]:
             for check in attempt.failed_checks
         )
     return lines
+
+
+def _scope(report: SuiteReport) -> str:
+    """What part of the suite ran, when it was not all of it."""
+    total = report.suite_total
+    if report.shard is not None:
+        index, count = report.shard
+        return f" (shard {index}/{count} of a {total}-case suite)"
+    if total is not None and total != len(report.cases):
+        return f" ({total - len(report.cases)} of {total} deselected)"
+    return ""
 
 
 @hookimpl
