@@ -289,3 +289,18 @@ def test_a_page_that_cannot_be_written_is_an_error_naming_it(history: Path) -> N
     assert code == 1 and out == ""
     (line,) = assert_clean_errors(err)
     assert line.startswith(f"Error: {target}: cannot write the page: ")
+
+
+def test_more_runs_than_one_query_takes(history: Path) -> None:
+    """1,200 runs in one listing: more than older SQLite take as query parameters."""
+    report = SuiteReport("s", (CaseReport("a", "a.json", (CheckResult("c", True, "ok"),)),))
+    with open_history(history) as store:
+        for _ in range(1200):
+            store.append(report, RunInfo("2026-12-01T10:00:00Z", 0.1))
+    code, out, err = runs_cli(
+        "history", "--history", history, "--limit", "1200", "--format", "json"
+    )
+    assert code == 0, err
+    runs = json.loads(out)["runs"]
+    assert len(runs) == 1200
+    assert all((run["attempts"], run["attempts_passed"]) == (1, 1) for run in runs)

@@ -229,29 +229,37 @@ class History:
 
     def attempt_counts(self, run_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         """Per run: how many of its attempts passed, and how many there were."""
-        if not run_ids:
-            return {}
-        marks = ", ".join("?" for _ in run_ids)
-        query = (
-            "SELECT run_id, sum(passed), count(*) FROM attempts"
-            f" WHERE run_id IN ({marks}) GROUP BY run_id"
-        )
-        with self._errors("read the attempts"):
-            return {row[0]: (row[1], row[2]) for row in self._db.execute(query, list(run_ids))}
+        counts: dict[int, tuple[int, int]] = {}
+        for chunk in _chunks(run_ids):
+            marks = ", ".join("?" for _ in chunk)
+            query = (
+                "SELECT run_id, sum(passed), count(*) FROM attempts"
+                f" WHERE run_id IN ({marks}) GROUP BY run_id"
+            )
+            with self._errors("read the attempts"):
+                counts.update((row[0], (row[1], row[2])) for row in self._db.execute(query, chunk))
+        return counts
 
     def attempts(self, run_ids: Sequence[int], case: str | None = None) -> list[Attempt]:
         """Every attempt of these runs (of one case, if given), in run and suite order."""
-        if not run_ids:
-            return []
-        marks = ", ".join("?" for _ in run_ids)
-        query = f"SELECT * FROM attempts WHERE run_id IN ({marks})"
-        parameters: list[Any] = list(run_ids)
-        if case is not None:
-            query += " AND case_name = ?"
-            parameters.append(case)
-        query += " ORDER BY run_id, case_index, attempt"
-        with self._errors("read the attempts"):
-            return [_attempt(row) for row in self._db.execute(query, parameters)]
+        found: list[Attempt] = []
+        for chunk in _chunks(sorted(run_ids)):
+            marks = ", ".join("?" for _ in chunk)
+            query = f"SELECT * FROM attempts WHERE run_id IN ({marks})"
+            parameters: list[Any] = list(chunk)
+            if case is not None:
+                query += " AND case_name = ?"
+                parameters.append(case)
+            query += " ORDER BY run_id, case_index, attempt"
+            with self._errors("read the attempts"):
+                found.extend(_attempt(row) for row in self._db.execute(query, parameters))
+        return found
+
+
+def _chunks(run_ids: Sequence[int], size: int = 500) -> list[list[int]]:
+    """Run ids in groups small enough for one query (older SQLite allow 999 parameters)."""
+    ids = list(run_ids)
+    return [ids[start : start + size] for start in range(0, len(ids), size)]
 
 
 def _attempt_row(index: int, case: CaseReport, number: int, attempt: CaseReport) -> tuple[Any, ...]:
