@@ -106,6 +106,12 @@ td.fail { background: #fc9272; }
 td.flaky { background: #fdd0a2; }
 td.absent { background: #f0f0f0; }
 .flaky-mark { color: #d94801; font-weight: bold; margin-left: 0.5em; }
+.legend { color: #555; }
+.swatch { padding: 0 4px; margin: 0 2px; }
+.swatch.pass { background: #a1d99b; }
+.swatch.flaky { background: #fdd0a2; }
+.swatch.fail { background: #fc9272; }
+.swatch.absent { background: #f0f0f0; }
 </style>
 </head>
 <body>
@@ -113,6 +119,12 @@ td.absent { background: #f0f0f0; }
 <p id="summary"></p>
 <div id="chart"></div>
 <div id="grid"></div>
+<p class="legend">Cells: passes/attempts in that run.
+<span class="swatch pass">every attempt passed</span>
+<span class="swatch flaky">flaky: the attempts disagreed</span>
+<span class="swatch fail">every attempt failed</span>
+<span class="swatch absent">not in the run</span>.
+Hover a cell for its failed checks, a point for its run.</p>
 <script id="trend-data" type="application/json">{data}</script>
 <script>
 "use strict";
