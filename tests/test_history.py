@@ -78,6 +78,11 @@ def test_run_appends_to_the_default_history_beside_the_config_file(project: Path
     assert checks[1][:2] == ["exact_tool_calls: 1", True]
     assert attempts[0]["input_tokens"] == 0 and attempts[0]["error"] is None
     assert not (cwd / ".zeroclaw").exists()
+    # Found by walking up from a subdirectory, the file keeps its history beside it.
+    nested = project / "evals" / "capability"
+    assert zeroclaw("eval", "run", cwd=nested, env=WITH_HISTORY).returncode == 0
+    assert len(rows(history, "SELECT * FROM runs")) == 2
+    assert not (nested / ".zeroclaw").exists()
 
 
 def test_the_git_commit_and_dirty_flag_are_recorded(project: Path) -> None:
