@@ -19,6 +19,7 @@ from tests.live_helpers import live_case, write_config
 from tests.live_helpers import zeroclaw as live_zeroclaw
 from zeroclaw_eval import hookimpl
 from zeroclaw_eval.agent import Tool, ToolResult
+from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
 from zeroclaw_eval.testing import run_cli
 
 
@@ -243,3 +244,19 @@ def test_exitfirst_stops_at_the_first_case_that_failed_an_attempt(suite: Path) -
     assert (echo["passes"], echo["runs"]) == (2, 2)
     assert (coin["passes"], coin["runs"], coin["flaky"]) == (1, 2, True)
     assert after["error"].startswith("not run: the run stopped after the first failure")
+
+
+def test_a_run_error_in_any_attempt_is_the_cases_and_fails_even_without_gating() -> None:
+    def attempt(ok: bool, error: str | None = None) -> CaseReport:
+        checks = () if error else (CheckResult("c", ok, "detail"),)
+        return CaseReport("x", "x.json", checks, error)
+
+    case = CaseReport.of_attempts([attempt(True), attempt(False), attempt(False, "ran dry")])
+    assert (case.passes, case.runs, case.flaky) == (1, 3, True)
+    assert case.error == "ran dry"  # not the second attempt's failed check
+    report = SuiteReport("s", (case,), gating=False, repeats=3)
+    assert report.run_errors == 1
+    assert report.exit_code() == 1
+    checks_only = CaseReport.of_attempts([attempt(True), attempt(False)])
+    assert checks_only.error is None and checks_only.checks[0].detail == "detail"
+    assert SuiteReport("s", (checks_only,), gating=False, repeats=2).exit_code() == 0

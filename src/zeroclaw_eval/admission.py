@@ -158,6 +158,8 @@ def _admit_expects(
         entry = registry.family(key)
         if entry is None:
             known = ", ".join(sorted(registry.families))
+            if registry.blocked:  # the family may be one of theirs
+                known += f"; blocked plugins: {', '.join(registry.blocked)}"
             raise AdmissionError(
                 source,
                 dotted(("expects", key)),

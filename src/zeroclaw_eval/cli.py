@@ -32,7 +32,7 @@ from zeroclaw_eval.run_history import (
 
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import Case
-    from zeroclaw_eval.config import LoadedConfig
+    from zeroclaw_eval.config import EvalConfig, LoadedConfig
     from zeroclaw_eval.expression import Expression
     from zeroclaw_eval.mode import RunMode
     from zeroclaw_eval.plugins import PluginManager
@@ -83,6 +83,11 @@ def _errors() -> Iterator[None]:
 
     try:
         yield
+    except KeyboardInterrupt:
+        # Before a report could exist (plugins still loading): a line, not click's
+        # "Aborted!", and the exit code of a Ctrl-C.
+        click.echo("Error: interrupted by SIGINT", err=True)
+        sys.exit(128 + signal.SIGINT)
     except ZeroclawEvalError as exc:
         click.echo(f"Error: {one_line(str(exc))}", err=True)
         if isinstance(exc, SuiteLoadError):
@@ -174,6 +179,14 @@ def _plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
     extra = in_process.plugins if in_process is not None else ()
     pm = get_plugin_manager(blocked=blocked, plugins=extra)
     ctx.meta[_PLUGIN_MANAGER] = pm
+    for name in blocked:
+        if name not in pm.known_names:  # a typo would otherwise block nothing, silently
+            known = ", ".join(sorted(pm.known_names)) or "none"
+            click.echo(
+                f"Warning: -p no:{name}: no plugin is named {name!r}, so it blocks nothing "
+                f"(plugins: {known})",
+                err=True,
+            )
     return pm
 
 
@@ -204,8 +217,11 @@ def _load_suite(
     mode: RunMode,
     paths: Sequence[Path] = (),
     source: Callable[[Path], str] = str,
+    config: EvalConfig | None = None,
 ) -> list[Case]:
     """Admit the suite, then let the cyclic collector run, blind to all built so far.
+
+    With ``config``, scripted calls are held to its tool offer (:mod:`zeroclaw_eval.offer`).
 
     What a command builds before its cases run (pydantic and its models, the
     plugins, the admitted cases) lives until the process exits and is next to no
@@ -220,8 +236,8 @@ def _load_suite(
 
     try:
         if paths:
-            return load_named(paths, registry, mode, source=source)
-        return load_suite(directory, registry, mode, source=source)
+            return load_named(paths, registry, mode, source=source, config=config)
+        return load_suite(directory, registry, mode, source=source, config=config)
     finally:
         gc.freeze()
         if click.get_current_context().meta.get(_COLLECTOR_PAUSED):
@@ -431,7 +447,7 @@ def run(
         filed = filed_under(directory, paths, label)
         recorder = open_run_history(loaded, history, no_history, directory, filed)
         try:
-            admitted = _load_suite(directory, registry, run_mode, paths, shown)
+            admitted = _load_suite(directory, registry, run_mode, paths, shown, config)
             selected = select(admitted, keyword, shard_spec)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
@@ -445,6 +461,8 @@ def run(
             except ZeroclawEvalError as failure:
                 click.echo(f"Error: {failure}", err=True)
             raise
+        except KeyboardInterrupt:
+            sys.exit(_loading_interrupted(registry, formatter, targets, label, config, sharded))
         runner = run_until_failure if exitfirst else run_cases
         with _sigterm_interrupts():
             report = runner(
@@ -455,6 +473,28 @@ def run(
         write_reports(targets, report)
         recorder.append(report, click.get_current_context().meta.get(_PLUGIN_MANAGER))
     sys.exit(report.exit_code())
+
+
+def _loading_interrupted(
+    registry: Registry,
+    formatter: Formatter,
+    targets: Sequence[ReportTarget],
+    label: str,
+    config: EvalConfig,
+    shard: tuple[int, int] | None,
+) -> int:
+    """Ctrl-C while the suite loaded: the report says so (no case ran), on stdout and
+    in every ``--report`` file, each written whole. Returns the exit code, 130."""
+    from zeroclaw_eval.report import SuiteReport
+    from zeroclaw_eval.report_files import write_reports
+
+    error = "interrupted by SIGINT while the suite loaded: no case was run"
+    report = SuiteReport(
+        label, (), config.mode, (error,), config.gating, interrupted="SIGINT", shard=shard
+    )
+    _emit(_render(registry, formatter, report))
+    write_reports(targets, report)
+    return report.exit_code()
 
 
 def _configured_reports(loaded: LoadedConfig, registry: Registry) -> list[ReportTarget]:
@@ -540,7 +580,7 @@ def check(
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
-        cases = _load_suite(directory, registry, run_mode, paths, _shown(loaded))
+        cases = _load_suite(directory, registry, run_mode, paths, _shown(loaded), loaded.config)
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
@@ -573,19 +613,21 @@ def record(
 
     A fixture keeps the case's name, inputs and expects; its steps are what the
     model answered. It replays to the verdict the live run had. A case that hit a
-    run error is reported and not written. Exit 0 iff every case passed.
+    run error, or whose recording replay would refuse, is reported and not
+    written. Exit 0 iff every case passed and was written.
     """
-    from zeroclaw_eval.errors import ZeroclawEvalError
+    from zeroclaw_eval.errors import AdmissionError, ZeroclawEvalError
     from zeroclaw_eval.recording import RecordingMode, fixture_document, write_fixture
     from zeroclaw_eval.runner import run_cases, select_mode
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
+        formatter = _record_formatter(registry)  # before running anything
         # One attempt per case: a fixture records one conversation, and replays to its verdict.
         config = loaded.config.model_copy(update={"mode": "live", "repeats": 1, "pass_k": None})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
-        cases = _load_suite(suite, registry, live, source=_shown(loaded))
+        cases = _load_suite(suite, registry, live, source=_shown(loaded), config=config)
         targets = [out / Path(case.source).name for case in cases]
         existing = [str(target) for target in targets if target.exists()]
         if existing and not force:
@@ -599,18 +641,38 @@ def record(
             raise ZeroclawEvalError(f"{out}: cannot create the output directory: {exc}") from None
         report = run_cases(cases, live, registry, config, suite=str(suite), progress=_progress())
         written = 0
+        refused: list[str] = []
         for case, case_report, target in zip(cases, report.cases, targets, strict=True):
             if case_report.error is None:
                 document = fixture_document(case, live.replies(case))
                 try:
-                    write_fixture(document, target, registry, replay)
+                    write_fixture(document, target, registry, replay, config)
+                except AdmissionError as exc:
+                    refused.append(f"Error: {exc} (recorded, not written)")
+                    continue
                 except OSError as exc:
                     raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
                 written += 1
-        formatter = _named(registry.formatters, "text", "format", None, loaded)
         _emit(_render(registry, formatter, report))
+        for line in refused:
+            click.echo(line, err=True)
         click.echo(f"recorded {written}/{len(cases)} cases into {out}", err=True)
-    sys.exit(report.exit_code())
+    sys.exit(report.exit_code() or (1 if refused else 0))
+
+
+def _record_formatter(registry: Registry) -> Formatter:
+    """The ``text`` formatter ``record`` prints with; missing only when it was blocked."""
+    from zeroclaw_eval.errors import ConfigError
+
+    entry = registry.formatters.get("text")
+    if entry is not None:
+        return entry.obj
+    if "text" in registry.blocked:
+        raise ConfigError(
+            "record prints its report with the 'text' formatter, and the plugin 'text' "
+            "that provides it is blocked (-p no:text or ZEROCLAW_EVAL_DISABLE_PLUGINS)"
+        )
+    raise ConfigError("record prints its report with the 'text' formatter, which is not registered")
 
 
 @eval_group.command()

@@ -50,17 +50,29 @@ class LiveConfig(BaseModel):
     api_key_env: str | None = Field(None, min_length=1)
     """The name of the environment variable holding the key; unset: no ``Authorization``."""
     timeout_s: float = Field(60.0, gt=0)
-    """How long one request may take before it is a run error for its case."""
+    """How long one request may take, whole (connect, send, the reply to its last
+    byte), before it is a run error for its case."""
     max_retries: int = Field(2, ge=0)
-    """Retries of one request answered with 429 or 5xx (so ``max_retries + 1`` attempts)."""
+    """Retries of requests answered with 429 or 5xx: a budget for each case, shared
+    by all of its requests."""
     retry_backoff_s: float = Field(1.0, ge=0)
     """First wait before a retry, doubled each time, when the server sends no ``Retry-After``."""
     max_concurrency: int = Field(4, ge=1)
     """How many cases run at once."""
     temperature: float = Field(0.0, ge=0)
     """The sampling temperature sent with every request."""
-    allowed_tools: list[NonEmptyStr] = Field(default_factory=lambda: ["echo"])
-    """The only tools offered to the model and dispatched; a call to another one fails."""
+    max_tokens: int | None = Field(None, ge=1)
+    """The most tokens one reply may have (sent only when set)."""
+    seed: int | None = None
+    """The sampling seed (sent only when set; servers that support it repeat themselves)."""
+    stop: list[NonEmptyStr] | None = None
+    """Stop sequences (sent only when set)."""
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    """More request fields, sent as given (``top_k``, ``repeat_penalty``...); they may
+    not set a field the harness sends itself."""
+    allowed_tools: list[NonEmptyStr] | None = None
+    """The only tools offered to the agent and dispatched, in replay and live alike
+    (unset: every registered tool); a call to another one fails."""
 
 
 class EvalConfig(BaseModel):

@@ -66,7 +66,9 @@ def run_until_failure(
         partial = interrupted_report(suite, mode.name, list(cases), reports, started, signum)
         return replace(partial, repeats=config.repeats, ks=pass_ks(config))
     listed = tuple(
-        report if report is not None else CaseReport(case.name, case.source, error=NOT_RUN)
+        report
+        if report is not None
+        else CaseReport(case.name, case.source, error=NOT_RUN, ran=False)
         for case, report in zip(cases, reports, strict=True)
     )
     return SuiteReport(

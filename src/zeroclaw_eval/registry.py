@@ -42,6 +42,8 @@ class Registry:
     formatters: Mapping[str, Registered[Formatter]] = field(default_factory=dict)
     modes: Mapping[str, Registered[RunMode]] = field(default_factory=dict)
     tools: Mapping[str, Registered[Callable[[], Tool]]] = field(default_factory=dict)
+    blocked: tuple[str, ...] = ()
+    """The plugins that were blocked, never loaded: whatever they provide is missing."""
 
     @classmethod
     def from_plugin_manager(cls, pm: pluggy.PluginManager) -> Registry:
@@ -73,7 +75,8 @@ class Registry:
                     "expected register(name, factory)"
                 )
             _add(tools, "tool", args[0], args[1], plugin)
-        return cls(families, formatters, modes, tools)
+        blocked = tuple(sorted(name for name, plugin in pm.list_name_plugin() if plugin is None))
+        return cls(families, formatters, modes, tools, blocked)
 
     def family(self, name: str) -> Registered[Family[Any]] | None:
         """The family a fixture's ``expects`` key names, if one is registered."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from zeroclaw_eval.casenotes import Retry
 from zeroclaw_eval.errors import ReportError
 
 
@@ -29,11 +30,19 @@ class CheckResult:
 class CaseReport:
     """The outcome of one case: its checks, or the run error that stopped it.
 
+    ``models`` are the models the server said answered (a replayed recording
+    says which answered when it was recorded); ``retries`` the requests the model
+    side retried, and why. ``ran`` is false for a case listed but never started
+    (``-x`` stopped the run first, or a signal did): its ``error`` says so, and it
+    is not a run error.
+
     A case run several times (``--repeat N``) has one report per attempt in
-    ``attempts``, in order; its own ``checks`` and ``error`` are then those of the
-    first attempt that failed (else of the last one), so that a formatter unaware
-    of repeats still shows why it failed. ``input_tokens`` / ``output_tokens`` are
-    what the model reported, ``None`` when unknown (a run error, or a combined report).
+    ``attempts``, in order; its own ``checks``, ``error`` and ``ran`` are then
+    those of its first attempt that hit a run error, else of the first that
+    failed, else of the last one, so that a formatter unaware of repeats still
+    shows why it failed, and a run error in any attempt counts as the case's. ``input_tokens`` /
+    ``output_tokens`` are what the model reported, ``None`` when unknown (the run
+    stopped before, or a combined report).
     """
 
     name: str
@@ -41,6 +50,9 @@ class CaseReport:
     checks: tuple[CheckResult, ...] = ()
     error: str | None = None
     duration_s: float = 0.0
+    models: tuple[str, ...] = ()
+    retries: tuple[Retry, ...] = ()
+    ran: bool = True
     attempts: tuple[CaseReport, ...] = ()
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -50,14 +62,20 @@ class CaseReport:
         """One case's report from the reports of its attempts (at least one)."""
         if len(attempts) == 1:
             return attempts[0]
-        shown = next((a for a in attempts if not a.passed), attempts[-1])
+        # A run error in any attempt is the case's: that attempt measured nothing.
+        shown = next((a for a in attempts if a.error is not None and a.ran), None) or next(
+            (a for a in attempts if not a.passed), attempts[-1]
+        )
         return cls(
             shown.name,
             shown.source,
             shown.checks,
             shown.error,
             sum(a.duration_s for a in attempts),
-            tuple(attempts),
+            models=tuple(dict.fromkeys(model for a in attempts for model in a.models)),
+            retries=tuple(retry for a in attempts for retry in a.retries),
+            ran=shown.ran,
+            attempts=tuple(attempts),
         )
 
     @property
@@ -131,6 +149,11 @@ class SuiteReport:
         return sum(1 for case in self.cases if case.passed)
 
     @property
+    def run_errors(self) -> int:
+        """How many cases ran and hit a run error (nothing of them was graded)."""
+        return sum(1 for case in self.cases if case.error is not None and case.ran)
+
+    @property
     def all_passed(self) -> bool:
         """True iff nothing stopped the suite, it has cases, and every case passed."""
         return (
@@ -147,14 +170,15 @@ class SuiteReport:
         green. An interrupted suite exits 128 + the signal number (130 for SIGINT,
         143 for SIGTERM), as a shell reports a process a signal ended, so CI can
         tell a cancelled run from a failed one. A non-gating report (``gating``
-        false) exits 0 whatever its cases did, unless the suite failed to load or
-        was interrupted: a broken or cancelled suite measures nothing.
+        false) exits 0 whatever its checks said, unless the suite failed to load,
+        was interrupted, or a case hit a run error: a broken or cancelled suite,
+        and a case that never reached grading, measured nothing.
         """
         if self.interrupted is not None:
             signum = getattr(signal.Signals, self.interrupted, None)
             return 128 + signum if signum is not None else 1
         if not self.gating:
-            return 1 if self.errors else 0
+            return 1 if self.errors or self.run_errors else 0
         return 0 if self.all_passed else 1
 
 

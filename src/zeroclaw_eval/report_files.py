@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from zeroclaw_eval.atomic import write_whole
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import Formatter, SuiteReport, render
@@ -110,7 +111,7 @@ def write_reports(targets: Sequence[ReportTarget], report: SuiteReport) -> None:
         text = render(target.formatter, report, target.plugin)
         try:
             # backslashreplace: a lone surrogate in a detail must not lose the report.
-            target.path.write_text(text, encoding="utf-8", errors="backslashreplace")
+            write_whole(target.path, text, errors="backslashreplace")
         except OSError as exc:
             raise ConfigError(
                 f"--report {target.spec}: cannot write {target.path}: {exc.strerror or exc}"

@@ -17,13 +17,14 @@ from pathlib import Path
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.agent import Agent
+from zeroclaw_eval.casenotes import collecting
 from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
 from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.registry import Registry
-from zeroclaw_eval.report import CaseReport, SuiteReport, plural
+from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport, plural
 from zeroclaw_eval.suite import load_suite
 from zeroclaw_eval.supervise import Supervisor
 from zeroclaw_eval.workspace import fresh_workspace
@@ -70,19 +71,30 @@ def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -
     ending the run green.
     """
     started = time.perf_counter()
-    try:
-        with fresh_workspace():
-            record = execute(case, mode, registry, config)
-            checks = case.grade(record)
-    except RunError as exc:
-        error = f"case {case.name!r}: {exc}"
-    except BaseException as exc:  # a tool, provider or mode bug fails this case only
-        error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
-    else:
-        elapsed = time.perf_counter() - started
-        tokens = (record.input_tokens, record.output_tokens)
-        return CaseReport(case.name, case.source, checks, None, elapsed, (), *tokens)
-    return CaseReport(case.name, case.source, (), error, time.perf_counter() - started)
+    checks: tuple[CheckResult, ...] = ()
+    error = None
+    tokens: tuple[int | None, int | None] = (None, None)
+    with collecting() as notes:  # what the model side reports: models, retries
+        try:
+            with fresh_workspace():
+                record = execute(case, mode, registry, config)
+                tokens = (record.input_tokens, record.output_tokens)
+                checks = case.grade(record)
+        except RunError as exc:
+            error = f"case {case.name!r}: {exc}"
+        except BaseException as exc:  # a tool, provider or mode bug fails this case only
+            error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
+    return CaseReport(
+        case.name,
+        case.source,
+        checks,
+        error,
+        time.perf_counter() - started,
+        models=tuple(notes.models),
+        retries=tuple(notes.retries),
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+    )
 
 
 Progress = Callable[[int, int, int], None]
@@ -214,7 +226,9 @@ def interrupted_report(
     listed = tuple(
         report
         if report is not None
-        else CaseReport(case.name, case.source, error=unfinished if index in started else "not run")
+        else CaseReport(case.name, case.source, error=unfinished)
+        if index in started
+        else CaseReport(case.name, case.source, error="not run", ran=False)
         for index, (case, report) in enumerate(zip(cases, reports, strict=True))
     )
     done = sum(1 for report in reports if report is not None)
@@ -241,7 +255,7 @@ def run_suite(
     registry = registry or Registry.from_plugin_manager(get_plugin_manager())
     directory = Path(suite if suite is not None else config.suite_dir)
     mode = select_mode(registry, config.mode)
-    cases = load_suite(directory, registry, mode)
+    cases = load_suite(directory, registry, mode, config=config)
     return run_cases(cases, mode, registry, config, suite=str(directory))
 
 

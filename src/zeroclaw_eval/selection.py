@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.errors import SuiteLoadError
@@ -20,6 +21,9 @@ from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.shard import ShardSpec, shard
 from zeroclaw_eval.suite import admit_files, fixture_paths
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
 
 
 class SelectionError(SuiteLoadError):
@@ -60,10 +64,13 @@ def load_named(
     mode: RunMode,
     *,
     source: Callable[[Path], str] = str,
+    config: EvalConfig | None = None,
 ) -> list[Case]:
     """Admit every fixture ``paths`` names (see :func:`named_files`), or raise
-    :class:`SuiteLoadError` listing every refusal."""
-    return admit_files(named_files(paths), registry, mode, suite=suite_label(paths), source=source)
+    :class:`SuiteLoadError` listing every refusal (``config``: see :func:`admit_files`)."""
+    return admit_files(
+        named_files(paths), registry, mode, suite=suite_label(paths), source=source, config=config
+    )
 
 
 def suite_label(paths: Sequence[Path]) -> str:

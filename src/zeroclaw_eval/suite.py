@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case, admit_file
 from zeroclaw_eval.errors import AdmissionError, SuiteLoadError
@@ -18,6 +19,9 @@ from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.record import empty_run
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import plural
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
 
 
 def fixture_paths(directory: Path) -> list[Path]:
@@ -37,18 +41,25 @@ def fixture_paths(directory: Path) -> list[Path]:
 
 
 def load_suite(
-    directory: Path, registry: Registry, mode: RunMode, *, source: Callable[[Path], str] = str
+    directory: Path,
+    registry: Registry,
+    mode: RunMode,
+    *,
+    source: Callable[[Path], str] = str,
+    config: EvalConfig | None = None,
 ) -> list[Case]:
     """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal.
 
     ``source(path)`` is how each case names its fixture in reports (default: the path).
+    With ``config``, scripted calls are also held to its tool offer
+    (:mod:`zeroclaw_eval.offer`).
     """
     paths = fixture_paths(directory)
     if not paths:
         raise SuiteLoadError(
             f"suite {directory}: no *.json fixtures: an empty suite is never green"
         )
-    return admit_files(paths, registry, mode, suite=str(directory), source=source)
+    return admit_files(paths, registry, mode, suite=str(directory), source=source, config=config)
 
 
 def admit_files(
@@ -58,16 +69,24 @@ def admit_files(
     *,
     suite: str,
     source: Callable[[Path], str] = str,
+    config: EvalConfig | None = None,
 ) -> list[Case]:
     """Admit every file of ``paths``, or raise :class:`SuiteLoadError` listing every
-    refusal. ``suite`` names them in that error; ``source(path)`` names each case.
+    refusal. ``suite`` names them in that error; ``source(path)`` names each case;
+    with ``config``, scripted calls are held to its tool offer.
     """
+    from zeroclaw_eval.offer import check_offer, offered_names
+
+    offered = offered_names(config, registry.tools) if config is not None else None
     cases: list[Case] = []
     problems: list[str] = []
     refused = 0
     for path in paths:
         try:
-            cases.append(admit_file(path, registry, mode, source=source(path)))
+            case = admit_file(path, registry, mode, source=source(path))
+            if offered is not None:
+                check_offer(case, offered, registry.tools)
+            cases.append(case)
         except AdmissionError as exc:
             refused += 1
             problems.extend(exc.lines)

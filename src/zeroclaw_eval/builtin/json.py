@@ -49,6 +49,10 @@ def _attempt(case: CaseReport) -> dict[str, Any]:
         "duration_s": round(case.duration_s, 6),
         "input_tokens": case.input_tokens,
         "output_tokens": case.output_tokens,
+        "models": list(case.models),
+        "retries": [
+            {"reason": r.reason, "attempt": r.attempt, "waited_s": r.waited_s} for r in case.retries
+        ],
         "checks": [
             {"check": check.check, "passed": check.passed, "detail": check.detail}
             for check in case.checks
@@ -69,6 +73,8 @@ def _case(case: CaseReport, ks: tuple[int, ...]) -> dict[str, Any]:
         "passed": case.passed,
         "error": case.error,
         "duration_s": round(case.duration_s, 6),
+        "models": list(case.models),
+        "retries": _attempt(case)["retries"],
         "checks": _attempt(case)["checks"],
         "runs": case.runs,
         "passes": case.passes,

@@ -34,6 +34,7 @@ class TextFormatter(Formatter):
                 continue
             if case.error is not None:
                 lines.append(f"{title}: error: {one_line(case.error)}")
+                lines.extend(_notes(case))
                 continue
             passed = sum(1 for check in case.checks if check.passed)
             lines.append(f"{title}: {passed}/{len(case.checks)} checks")
@@ -43,6 +44,7 @@ class TextFormatter(Formatter):
                 f"{one_line(check.detail)}"
                 for check in shown
             )
+            lines.extend(_notes(case))
         lines.append(f"{report.passed_count}/{len(report.cases)} cases passed{_scope(report)}")
         if report.repeats > 1:
             flaky = [one_line(case.name) for case in report.cases if case.flaky]
@@ -52,6 +54,11 @@ class TextFormatter(Formatter):
             )
         if not report.gating:
             lines.append("not gating: failures are reported but do not change the exit code")
+            if report.run_errors:
+                lines.append(
+                    f"but {report.run_errors} of {len(report.cases)} cases hit a run error "
+                    "and measured nothing: exit 1"
+                )
         return "\n".join(lines) + "\n"
 
 
@@ -79,6 +86,7 @@ def _repeated(title: str, case: CaseReport, ks: tuple[int, ...]) -> list[str]:
             f"    attempt {number}: ✗ {one_line(check.check)}: {one_line(check.detail)}"
             for check in attempt.failed_checks
         )
+    lines.extend(_notes(case))  # the models and retries of every attempt
     return lines
 
 
@@ -91,6 +99,17 @@ def _scope(report: SuiteReport) -> str:
     if total is not None and total != len(report.cases):
         return f" ({total - len(report.cases)} of {total} deselected)"
     return ""
+
+
+def _notes(case: CaseReport) -> list[str]:
+    """What the model side said about a case: which model answered, what was retried."""
+    lines = []
+    if case.models:
+        lines.append(f"    model: {one_line(', '.join(case.models))}")
+    if case.retries:
+        listed = "; ".join(str(retry) for retry in case.retries)
+        lines.append(f"    retried {len(case.retries)}x: {one_line(listed)}")
+    return lines
 
 
 @hookimpl
