@@ -15,9 +15,32 @@ import pytest
 from hypothesis import settings
 
 from zeroclaw_eval import Registry, RunMode, get_plugin_manager
+from zeroclaw_eval.run_history import NO_HISTORY_ENV
 
 TESTS = Path(__file__).parent
 PROJECT = TESTS.parent
+
+# No run of the tests writes a history into the project: the tests of the history
+# give --history a temporary file, or unset this in a temporary directory.
+os.environ[NO_HISTORY_ENV] = "1"
+
+
+def project_histories() -> dict[str, tuple[int, int]]:
+    """Every history file in the project (CI's own ``zeroclaw eval run`` may have
+    made one before the tests), with its size and modification time."""
+    found = [*PROJECT.glob(".zeroclaw/*"), *PROJECT.glob("evals/*/.zeroclaw/*")]
+    return {str(path): (path.stat().st_size, path.stat().st_mtime_ns) for path in found}
+
+
+HISTORIES_AT_START = project_histories()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if a test wrote a history into the project."""
+    if project_histories() != HISTORIES_AT_START:
+        sys.stderr.write("\nError: the tests wrote a run history into the project\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
 
 # The console script pip installed next to this interpreter: the real entry point.
 ZEROCLAW = Path(sys.executable).with_name("zeroclaw")

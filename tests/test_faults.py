@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -403,6 +404,31 @@ def test_sigint_mid_suite_prints_a_partial_report_marked_interrupted_and_exits_1
         ("hang", False, "interrupted by SIGINT before it finished"),
         ("after", False, "not run"),
     ]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigint_mid_repeats_reports_every_attempt_and_records_the_run(
+    tmp_path: Path, faulty_env: dict[str, str]
+) -> None:
+    history = tmp_path / "history.sqlite"
+    args = ("--format", "json", "--repeat", "2", "--history", str(history))
+    process = start_interruptible(tmp_path, faulty_env, *args)
+    process.send_signal(signal.SIGINT)
+    code, stdout, stderr = finish(process)
+    assert code == 130, stderr
+    document = json.loads(stdout)
+    assert document["errors"] == ["interrupted by SIGINT after 2 of 6 attempts: 4 did not finish"]
+    first, hang, after = document["cases"]
+    assert (first["name"], first["passes"], first["runs"]) == ("first", 2, 2)
+    assert [a["error"] for a in hang["attempts"]] == [
+        "interrupted by SIGINT before it finished",
+        "not run",
+    ]
+    assert [a["error"] for a in after["attempts"]] == ["not run", "not run"]
+    with sqlite3.connect(history) as db:
+        verdicts = db.execute("SELECT verdict, total, passed FROM runs").fetchall()
+        attempts = db.execute("SELECT count(*) FROM attempts").fetchone()[0]
+    assert (verdicts, attempts) == ([("interrupted", 3, 1)], 6)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

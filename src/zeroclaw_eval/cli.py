@@ -1,4 +1,5 @@
-"""The command line: ``zeroclaw eval run | check | plugins``.
+"""The command line: ``zeroclaw eval run | check | plugins | record``, and
+``history | compare`` (in :mod:`zeroclaw_eval.history_cli`).
 
 This is the one boundary where errors become text: every
 :class:`~zeroclaw_eval.errors.ZeroclawEvalError` is printed as ``Error: ...`` on
@@ -23,6 +24,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from zeroclaw_eval.run_history import (
+    filed_under,
+    open_run_history,
+    repeat_and_history_options,
+)
+
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import Case
     from zeroclaw_eval.config import EvalConfig, LoadedConfig
@@ -41,6 +48,9 @@ T = TypeVar("T")
 
 _COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
 """Set in ``ctx.meta`` when :func:`main` paused the cyclic collector."""
+
+_PLUGIN_MANAGER = "zeroclaw_eval.plugin_manager"
+"""The command's plugin manager, in ``ctx.meta``: the history records what it loaded."""
 
 CONFIG_HELP = (
     "TOML file with an [eval] table (default: the nearest zeroclaw.toml, or pyproject.toml "
@@ -164,9 +174,11 @@ def _plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
     """
     from zeroclaw_eval.plugins import get_plugin_manager
 
-    in_process = click.get_current_context().find_object(InProcessPlugins)
+    ctx = click.get_current_context()
+    in_process = ctx.find_object(InProcessPlugins)
     extra = in_process.plugins if in_process is not None else ()
     pm = get_plugin_manager(blocked=blocked, plugins=extra)
+    ctx.meta[_PLUGIN_MANAGER] = pm
     for name in blocked:
         if name not in pm.known_names:  # a typo would otherwise block nothing, silently
             known = ", ".join(sorted(pm.known_names)) or "none"
@@ -364,6 +376,7 @@ plugin_option = click.option(
     help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml; "
     "PATH - is stdout, in place of --format. Replaces [eval].report.",
 )
+@repeat_and_history_options
 @config_option
 @plugin_option
 def run(
@@ -378,11 +391,17 @@ def run(
     format_name: str | None,
     gate: bool | None,
     report_specs: tuple[str, ...],
+    repeat: int | None,
+    ks: list[int] | None,
+    history: Path | None,
+    no_history: bool,
     config_path: Path | None,
     blocked: tuple[str, ...],
 ) -> None:
     """Run a suite (or the fixture files and suite directories PATHS) and print its
     report. Exit 0 iff every case passed (unless --no-gate).
+
+    The run is appended to the history (see `zeroclaw eval history`) unless --no-history.
     """
     from zeroclaw_eval.errors import SuiteLoadError, ZeroclawEvalError
     from zeroclaw_eval.exitfirst import run_until_failure
@@ -404,6 +423,10 @@ def run(
             )
         if gate is not None:
             config = config.model_copy(update={"gating": gate})
+        if repeat is not None:
+            config = config.model_copy(update={"repeats": repeat})
+        if ks is not None:
+            config = config.model_copy(update={"pass_k": ks})
         formatter = _named(
             registry.formatters, config.format, "format", format_name and "--format", loaded
         )
@@ -421,6 +444,8 @@ def run(
         shown = _shown(loaded)
         label = suite_label([Path(shown(path)) for path in paths or (directory,)])
         sharded = (shard_spec.index, shard_spec.count) if shard_spec is not None else None
+        filed = filed_under(directory, paths, label)
+        recorder = open_run_history(loaded, history, no_history, directory, filed)
         try:
             admitted = _load_suite(directory, registry, run_mode, paths, shown, config)
             selected = select(admitted, keyword, shard_spec)
@@ -446,6 +471,7 @@ def run(
         report = replace(report, shard=sharded, suite_total=selected.suite_total)
         _emit(_render(registry, formatter, report))
         write_reports(targets, report)
+        recorder.append(report, click.get_current_context().meta.get(_PLUGIN_MANAGER))
     sys.exit(report.exit_code())
 
 
@@ -597,7 +623,8 @@ def record(
     with _errors():
         loaded, registry = _setup(config_path, blocked)
         formatter = _record_formatter(registry)  # before running anything
-        config = loaded.config.model_copy(update={"mode": "live"})
+        # One attempt per case: a fixture records one conversation, and replays to its verdict.
+        config = loaded.config.model_copy(update={"mode": "live", "repeats": 1, "pass_k": None})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
         cases = _load_suite(suite, registry, live, source=_shown(loaded), config=config)
@@ -698,6 +725,9 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
     if never_loaded:
         click.echo(f"blocked: {', '.join(never_loaded)}")
 
+
+# The history and compare commands attach themselves to the eval group.
+import zeroclaw_eval.history_cli  # noqa: E402, F401
 
 # Commands in modules of their own attach themselves to the group when imported.
 from zeroclaw_eval.commands import merge as _merge  # noqa: E402, F401

@@ -15,7 +15,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -101,6 +101,14 @@ class EvalConfig(BaseModel):
     report: list[NonEmptyStr] = Field(default_factory=list)
     """Extra reports, each ``FORMAT:PATH`` as ``--report`` takes them (``junit:out.xml``;
     a relative PATH is relative to the file; ``-`` is stdout). ``--report`` replaces them."""
+    repeats: int = Field(1, ge=1)
+    """How many times each case runs, each attempt with a fresh agent, tools and
+    workspace. With gating on, a case passes only if every attempt passed."""
+    pass_k: list[Annotated[int, Field(ge=1)]] | None = Field(None, min_length=1)
+    """The k of the pass@k and pass^k figures in the report (default: 1 and ``repeats``)."""
+    history: str | None = Field(None, min_length=1)
+    """The SQLite run history ``zeroclaw eval run`` appends to (default:
+    ``.zeroclaw/history.sqlite`` beside the configuration file)."""
 
     def digest(self) -> str:
         """A short, stable fingerprint of the settings that can change a verdict.
@@ -114,7 +122,7 @@ class EvalConfig(BaseModel):
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-_PRESENTATION_KEYS = {"format", "report"}
+_PRESENTATION_KEYS = {"format", "report", "pass_k", "history"}
 """Settings of :class:`EvalConfig` that only say how a report is shown."""
 
 

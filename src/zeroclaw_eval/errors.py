@@ -88,3 +88,10 @@ class RunError(ZeroclawEvalError):
 
     A run error fails its case and is reported with it; it never stops the suite.
     """
+
+
+class HistoryError(ZeroclawEvalError):
+    """The run history cannot be used: corrupt, from a newer schema, or unwritable.
+
+    The message names the file; ``--no-history`` runs without one.
+    """

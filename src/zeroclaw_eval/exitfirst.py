@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Sequence
+from dataclasses import replace
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, SuiteReport
-from zeroclaw_eval.runner import Progress, SuiteInterrupted, interrupted_report, run_cases
+from zeroclaw_eval.runner import (
+    Progress,
+    SuiteInterrupted,
+    interrupted_report,
+    pass_ks,
+    run_cases,
+)
 
 NOT_RUN = "not run: the run stopped after the first failure (-x/--exitfirst)"
 
@@ -56,7 +63,8 @@ def run_until_failure(
     except KeyboardInterrupt as exc:  # during a case, or between two
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
         started = {index} if cases and reports[index] is None else set()
-        return interrupted_report(suite, mode.name, list(cases), reports, started, signum)
+        partial = interrupted_report(suite, mode.name, list(cases), reports, started, signum)
+        return replace(partial, repeats=config.repeats, ks=pass_ks(config))
     listed = tuple(
         report
         if report is not None
@@ -64,5 +72,11 @@ def run_until_failure(
         for case, report in zip(cases, reports, strict=True)
     )
     return SuiteReport(
-        suite, listed, mode.name, gating=config.gating, config_digest=config.digest()
+        suite,
+        listed,
+        mode.name,
+        gating=config.gating,
+        config_digest=config.digest(),
+        repeats=config.repeats,
+        ks=pass_ks(config),
     )

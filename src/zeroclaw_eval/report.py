@@ -35,6 +35,14 @@ class CaseReport:
     side retried, and why. ``ran`` is false for a case listed but never started
     (``-x`` stopped the run first, or a signal did): its ``error`` says so, and it
     is not a run error.
+
+    A case run several times (``--repeat N``) has one report per attempt in
+    ``attempts``, in order; its own ``checks``, ``error`` and ``ran`` are then
+    those of its first attempt that hit a run error, else of the first that
+    failed, else of the last one, so that a formatter unaware of repeats still
+    shows why it failed, and a run error in any attempt counts as the case's. ``input_tokens`` /
+    ``output_tokens`` are what the model reported, ``None`` when unknown (the run
+    stopped before, or a combined report).
     """
 
     name: str
@@ -45,15 +53,59 @@ class CaseReport:
     models: tuple[str, ...] = ()
     retries: tuple[Retry, ...] = ()
     ran: bool = True
+    attempts: tuple[CaseReport, ...] = ()
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @classmethod
+    def of_attempts(cls, attempts: Sequence[CaseReport]) -> CaseReport:
+        """One case's report from the reports of its attempts (at least one)."""
+        if len(attempts) == 1:
+            return attempts[0]
+        # A run error in any attempt is the case's: that attempt measured nothing.
+        shown = next((a for a in attempts if a.error is not None and a.ran), None) or next(
+            (a for a in attempts if not a.passed), attempts[-1]
+        )
+        return cls(
+            shown.name,
+            shown.source,
+            shown.checks,
+            shown.error,
+            sum(a.duration_s for a in attempts),
+            models=tuple(dict.fromkeys(model for a in attempts for model in a.models)),
+            retries=tuple(retry for a in attempts for retry in a.retries),
+            ran=shown.ran,
+            attempts=tuple(attempts),
+        )
 
     @property
     def passed(self) -> bool:
         """True only when the case ran without error and every one of its checks passed.
 
         A case with no checks never passes: admission refuses such cases, and this
-        guard keeps a hand-built report from passing by accident.
+        guard keeps a hand-built report from passing by accident. A repeated case
+        passes only when every attempt passed.
         """
+        if self.attempts:
+            return all(attempt.passed for attempt in self.attempts)
         return self.error is None and bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def runs(self) -> int:
+        """How many times the case ran."""
+        return len(self.attempts) or 1
+
+    @property
+    def passes(self) -> int:
+        """How many of its attempts passed."""
+        if self.attempts:
+            return sum(1 for attempt in self.attempts if attempt.passed)
+        return int(self.passed)
+
+    @property
+    def flaky(self) -> bool:
+        """Whether its attempts disagree: some passed and some failed."""
+        return 0 < self.passes < self.runs
 
     @property
     def failed_checks(self) -> list[CheckResult]:
@@ -76,6 +128,8 @@ class SuiteReport:
     under (empty when none ran). ``shard`` is ``(K, N)`` when the cases are the
     ``--shard K/N`` slice of the suite, and ``suite_total`` counts the cases of the
     whole suite before any selection or sharding (``None``: the cases are the suite).
+    ``repeats`` is how many times each case ran, and ``ks`` the k of the pass@k and
+    pass^k figures to show (empty: none).
     """
 
     suite: str
@@ -87,6 +141,8 @@ class SuiteReport:
     config_digest: str = ""
     shard: tuple[int, int] | None = None
     suite_total: int | None = None
+    repeats: int = 1
+    ks: tuple[int, ...] = ()
 
     @property
     def passed_count(self) -> int:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from zeroclaw_eval.admission import Case
@@ -72,10 +73,13 @@ def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -
     started = time.perf_counter()
     checks: tuple[CheckResult, ...] = ()
     error = None
+    tokens: tuple[int | None, int | None] = (None, None)
     with collecting() as notes:  # what the model side reports: models, retries
         try:
             with fresh_workspace():
-                checks = case.grade(execute(case, mode, registry, config))
+                record = execute(case, mode, registry, config)
+                tokens = (record.input_tokens, record.output_tokens)
+                checks = case.grade(record)
         except RunError as exc:
             error = f"case {case.name!r}: {exc}"
         except BaseException as exc:  # a tool, provider or mode bug fails this case only
@@ -88,6 +92,8 @@ def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -
         time.perf_counter() - started,
         models=tuple(notes.models),
         retries=tuple(notes.retries),
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
     )
 
 
@@ -113,9 +119,17 @@ def run_cases(
     refuses the configuration. On :class:`KeyboardInterrupt` (Ctrl-C, or
     :class:`SuiteInterrupted` for another signal) it stops and returns a partial
     report marked ``interrupted``.
+
+    With ``config.repeats`` above 1, every case runs that many times, each
+    attempt with its own agent, tools and workspace, and its report holds them all
+    (:meth:`CaseReport.of_attempts`).
     """
     mode.check_config(config, registry)
-    todo = list(cases)
+    ks = pass_ks(config)
+    cases = list(cases)
+    repeats = config.repeats
+    # Each attempt is a job of its own, so that repeats share the workers too.
+    todo = [case for case in cases for _ in range(repeats)]
     reports: list[CaseReport | None] = [None] * len(todo)
     done = failures = 0
 
@@ -147,11 +161,48 @@ def run_cases(
         supervisor.run()
     except KeyboardInterrupt as exc:
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
-        return interrupted_report(suite, mode.name, todo, reports, supervisor.started, signum)
+        unit = "attempt" if repeats > 1 else "case"
+        partial = interrupted_report(
+            suite, mode.name, todo, reports, supervisor.started, signum, unit=unit
+        )
+        return replace(partial, cases=by_case(partial.cases, repeats), repeats=repeats, ks=ks)
     ordered = tuple(report for report in reports if report is not None)
     return SuiteReport(
-        suite, ordered, mode.name, gating=config.gating, config_digest=config.digest()
+        suite,
+        by_case(ordered, repeats),
+        mode.name,
+        gating=config.gating,
+        config_digest=config.digest(),
+        repeats=repeats,
+        ks=ks,
     )
+
+
+def by_case(attempts: Sequence[CaseReport], repeats: int) -> tuple[CaseReport, ...]:
+    """One report per case from the attempts' reports, which come ``repeats`` per case."""
+    if repeats == 1:
+        return tuple(attempts)
+    return tuple(
+        CaseReport.of_attempts(attempts[start : start + repeats])
+        for start in range(0, len(attempts), repeats)
+    )
+
+
+def pass_ks(config: EvalConfig) -> tuple[int, ...]:
+    """The k of the pass@k and pass^k figures: ``pass_k``, else 1 and ``repeats``.
+
+    Raises :class:`ConfigError` for a k above ``repeats``: pass@k draws k of the
+    attempts, so there must be at least k.
+    """
+    if config.pass_k is None:
+        return tuple(sorted({1, config.repeats})) if config.repeats > 1 else ()
+    for k in config.pass_k:
+        if k > config.repeats:
+            raise ConfigError(
+                f"pass_k={k}: more than repeats={config.repeats} "
+                "(pass@k draws k of the attempts; run more with --repeat)"
+            )
+    return tuple(sorted(set(config.pass_k)))
 
 
 def interrupted_report(
@@ -161,11 +212,14 @@ def interrupted_report(
     reports: list[CaseReport | None],
     started: set[int],
     signum: int,
+    *,
+    unit: str = "case",
 ) -> SuiteReport:
     """The partial report of a suite stopped by ``signum``: nothing in it is silently missing.
 
     The finished cases keep their reports; a case that was running and every case
-    not yet run are listed as failed with an error saying so.
+    not yet run are listed as failed with an error saying so. ``unit`` names what
+    ``cases`` holds in the summary (``attempt`` when cases are repeated).
     """
     name = signal.Signals(signum).name
     unfinished = f"interrupted by {name} before it finished"
@@ -179,7 +233,7 @@ def interrupted_report(
     )
     done = sum(1 for report in reports if report is not None)
     summary = (
-        f"interrupted by {name} after {done} of {plural(len(cases), 'case')}: "
+        f"interrupted by {name} after {done} of {plural(len(cases), unit)}: "
         f"{len(cases) - done} did not finish"
     )
     return SuiteReport(suite, listed, mode, (summary,), interrupted=name)

@@ -33,6 +33,7 @@ from typing import Any
 from zeroclaw_eval.admission import Case, admit_data
 from zeroclaw_eval.plugins import DISABLE_AUTOLOAD_ENV, PluginManager, get_plugin_manager
 from zeroclaw_eval.registry import Registry
+from zeroclaw_eval.run_history import NO_HISTORY_ENV
 
 
 def plugin_manager(*plugins: object, entry_points: bool = False) -> PluginManager:
@@ -121,13 +122,15 @@ def run_cli(
     ``plugins`` are registered after the built-ins, as if installed. Installed
     entry points are not loaded unless ``entry_points`` (so an editable install of
     the plugin under test does not register it twice). ``env`` adds variables for
-    the duration of the call. ``args`` may hold paths as well as strings.
+    the duration of the call. ``args`` may hold paths as well as strings. A run
+    keeps no history unless ``--history`` asks for one (or ``env`` sets
+    ``ZEROCLAW_EVAL_NO_HISTORY=0``): tests do not write into the project.
     """
     from click.testing import CliRunner
 
     from zeroclaw_eval.cli import InProcessPlugins, main
 
-    variables = dict(env or {})
+    variables = {NO_HISTORY_ENV: "1", **(env or {})}
     if not entry_points:
         variables[DISABLE_AUTOLOAD_ENV] = "1"
     try:  # click < 8.2 mixes stderr into stdout unless told not to
@@ -162,12 +165,13 @@ def run_zeroclaw(
 ) -> CliResult:
     """Run the real ``zeroclaw`` console script as a subprocess: installed entry
     points load exactly as they do for users. ``env`` is added to this process's
-    environment. ``args`` and ``cwd`` may be paths or strings.
+    environment. ``args`` and ``cwd`` may be paths or strings. As with
+    :func:`run_cli`, a run keeps no history unless asked.
     """
     completed = subprocess.run(
         [*zeroclaw_command(), *(os.fspath(arg) for arg in args)],
         cwd=cwd,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, NO_HISTORY_ENV: "1", **(env or {})},
         capture_output=True,
         text=True,
         encoding="utf-8",

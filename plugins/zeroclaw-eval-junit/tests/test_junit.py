@@ -213,3 +213,69 @@ def test_the_shipped_suite_splits_into_package_and_class() -> None:
     files = [case.get("file", "") for case in ET.fromstring(result.stdout).iter("testcase")]
     assert len(files) == len(cases)
     assert all(file.startswith("evals/regression/") for file in files)
+
+
+def _attempt(passed: bool, detail: str = "observed tails", error: str | None = None) -> CaseReport:
+    if error is not None:
+        return CaseReport("coin", "coin.json", (), error, 0.5)
+    return CaseReport("coin", "coin.json", (CheckResult("heads", passed, detail),), None, 0.5)
+
+
+def repeated_report() -> SuiteReport:
+    """Three repeated cases: always passing, flaky, always failing (one a run error)."""
+    steady = CaseReport.of_attempts([_attempt(True)] * 3)
+    flaky = CaseReport.of_attempts([_attempt(True), _attempt(False), _attempt(True)])
+    broken = CaseReport.of_attempts(
+        [_attempt(False, error="ran dry"), _attempt(False), _attempt(False)]
+    )
+    return SuiteReport("suite", (steady, flaky, broken), repeats=3, ks=(1, 3))
+
+
+def test_repeated_cases_are_one_testcase_each_with_their_attempts() -> None:
+    xml = JunitFormatter().render(repeated_report())
+    root = ET.fromstring(xml.encode("utf-8"))
+    (suite,) = root.findall("testsuite")
+    # A repeated case that failed is a failure, even when an attempt hit a run error.
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "2", "0")
+    properties = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+    assert properties["repeats"] == "3"
+    steady, flaky, broken = suite.findall("testcase")
+
+    def props(case: ET.Element) -> dict[str | None, str | None]:
+        return {p.get("name"): p.get("value") for p in case.iter("property")}
+
+    assert props(steady) == {"attempts": "3", "passes": "3", "flaky": "false"}
+    assert steady.find("failure") is None
+    assert props(flaky) == {"attempts": "3", "passes": "2", "flaky": "true"}
+    failure = flaky.find("failure")
+    assert failure is not None
+    assert failure.get("type") == "flaky"
+    assert failure.get("message") == "2/3 attempts passed, flaky: attempt 2: heads: observed tails"
+    out = flaky.find("system-out")
+    assert out is not None
+    assert (out.text or "").splitlines() == [
+        "attempt 1: passed",
+        "attempt 2: failed: heads: observed tails",
+        "attempt 3: passed",
+    ]
+    failure = broken.find("failure")
+    assert failure is not None
+    assert (failure.get("type"), failure.get("message")) == (
+        "check",
+        "0/3 attempts passed: attempt 1: ran dry",
+    )
+    # junitparser, as CI reads it, agrees.
+    (ci_suite,) = junitparser.JUnitXml.fromstring(xml)
+    assert (ci_suite.tests, ci_suite.failures, ci_suite.errors) == (3, 2, 0)
+
+
+def test_repeats_through_the_cli(tmp_path: Path) -> None:
+    write_fixture(tmp_path, fixture({"response_contains": ["done"]}))
+    code, xml = junit(tmp_path, "--repeat", "2")
+    assert code == 0
+    (case,) = ET.fromstring(xml).iter("testcase")
+    assert {p.get("name"): p.get("value") for p in case.iter("property")} == {
+        "attempts": "2",
+        "passes": "2",
+        "flaky": "false",
+    }

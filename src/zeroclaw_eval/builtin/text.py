@@ -7,6 +7,7 @@ from collections.abc import Callable
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report import CaseReport, Formatter, SuiteReport
+from zeroclaw_eval.stats import pass_at_k, pass_hat_k
 
 
 class TextFormatter(Formatter):
@@ -28,6 +29,9 @@ class TextFormatter(Formatter):
                 continue
             mark = "✓" if case.passed else "✗"
             title = f"{mark} {one_line(case.name)} ({one_line(case.source)})"
+            if case.attempts:
+                lines.extend(_repeated(title, case, report.ks))
+                continue
             if case.error is not None:
                 lines.append(f"{title}: error: {one_line(case.error)}")
                 lines.extend(_notes(case))
@@ -42,6 +46,12 @@ class TextFormatter(Formatter):
             )
             lines.extend(_notes(case))
         lines.append(f"{report.passed_count}/{len(report.cases)} cases passed{_scope(report)}")
+        if report.repeats > 1:
+            flaky = [one_line(case.name) for case in report.cases if case.flaky]
+            lines.append(
+                f"each case ran {report.repeats} times; a case passes only if every attempt"
+                f" passed; flaky: {', '.join(flaky) if flaky else 'none'}"
+            )
         if not report.gating:
             lines.append("not gating: failures are reported but do not change the exit code")
             if report.run_errors:
@@ -50,6 +60,34 @@ class TextFormatter(Formatter):
                     "and measured nothing: exit 1"
                 )
         return "\n".join(lines) + "\n"
+
+
+def _repeated(title: str, case: CaseReport, ks: tuple[int, ...]) -> list[str]:
+    """A repeated case: passes out of attempts, flaky or not, its pass@k and pass^k,
+    then why each failed attempt failed."""
+    summary = f"{title}: {case.passes}/{case.runs} attempts passed"
+    if case.flaky:
+        summary += ", flaky"
+    figures = []
+    for k in ks:
+        if k > case.runs:
+            continue
+        figure = f"pass@{k} {pass_at_k(case.passes, case.runs, k):.2f}"
+        if k > 1:  # pass^1 is pass@1
+            figure += f", pass^{k} {pass_hat_k(case.passes, case.runs, k):.2f}"
+        figures.append(figure)
+    if figures:
+        summary += "; " + "; ".join(figures)
+    lines = [summary]
+    for number, attempt in enumerate(case.attempts, 1):
+        if attempt.error is not None:
+            lines.append(f"    attempt {number}: error: {one_line(attempt.error)}")
+        lines.extend(
+            f"    attempt {number}: ✗ {one_line(check.check)}: {one_line(check.detail)}"
+            for check in attempt.failed_checks
+        )
+    lines.extend(_notes(case))  # the models and retries of every attempt
+    return lines
 
 
 def _scope(report: SuiteReport) -> str:

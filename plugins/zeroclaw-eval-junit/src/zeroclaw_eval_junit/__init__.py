@@ -1,7 +1,11 @@
 """The ``junit`` formatter: the suite report as JUnit XML, the format CI tools read.
 
 One ``<testsuite>`` (inside ``<testsuites>``, as pytest writes it) with the
-counts, one ``<testcase>`` per case. A failed case carries ``<failure>`` whose
+counts, one ``<testcase>`` per case. A case run several times (``--repeat``)
+is still one ``<testcase>``: its ``<properties>`` give the attempts, the passes
+and whether it is flaky, its ``<system-out>`` every attempt's outcome, and it
+fails (``type="flaky"`` when its attempts disagree) unless every attempt passed.
+A failed case carries ``<failure>`` whose
 ``message`` is its first failing check and whose body lists every failing check
 with its detail; a run error is an ``<error>``. A suite that failed to load is
 one ``<testcase>`` with an ``<error>`` listing every problem, so the document is
@@ -73,6 +77,43 @@ def classname(source: str) -> str:
     return ".".join(parts) or "zeroclaw-eval"
 
 
+def _attempts(case: CaseReport) -> list[str]:
+    """A repeated case's properties (attempts, passes, flaky) and one line per attempt."""
+    properties = [
+        "      <properties>",
+        f"        <property {_attrs(name='attempts', value=str(case.runs))} />",
+        f"        <property {_attrs(name='passes', value=str(case.passes))} />",
+        f"        <property {_attrs(name='flaky', value=str(case.flaky).lower())} />",
+        "      </properties>",
+    ]
+    outcomes = []
+    for number, attempt in enumerate(case.attempts, 1):
+        if attempt.passed:
+            outcomes.append(f"attempt {number}: passed")
+        elif attempt.error is not None:
+            outcomes.append(f"attempt {number}: error: {attempt.error}")
+        else:
+            failing = "; ".join(f"{c.check}: {c.detail}" for c in attempt.failed_checks)
+            outcomes.append(f"attempt {number}: failed: {failing}")
+    return [*properties, f"      <system-out>{xml_text(chr(10).join(outcomes))}</system-out>"]
+
+
+def _repeated_failure(case: CaseReport) -> str:
+    """A repeated case fails as a whole: how often it passed, whether it is flaky,
+    and why its first failed attempt failed."""
+    verdict = f"{case.passes}/{case.runs} attempts passed" + (", flaky" if case.flaky else "")
+    number, failing = next((n, a) for n, a in enumerate(case.attempts, 1) if not a.passed)
+    if failing.error is not None:
+        why = f"attempt {number}: {failing.error}"
+    else:
+        why = "; ".join(f"attempt {number}: {c.check}: {c.detail}" for c in failing.failed_checks)
+    kind = "flaky" if case.flaky else "check"
+    return (
+        f"      <failure {_attrs(message=f'{verdict}: {why}', type=kind)}>"
+        f"{xml_text(verdict + chr(10) + why)}</failure>"
+    )
+
+
 def _testcase(case: CaseReport) -> list[str]:
     attrs = _attrs(
         name=case.name,
@@ -81,9 +122,15 @@ def _testcase(case: CaseReport) -> list[str]:
         time=_seconds(case.duration_s),
     )
     head = f"    <testcase {attrs}"
-    if case.passed:
+    if case.passed and not case.attempts:
         return [head + " />"]
     lines = [head + ">"]
+    if case.attempts:
+        lines.extend(_attempts(case))
+        if case.passed:
+            return [*lines, "    </testcase>"]
+        lines.append(_repeated_failure(case))
+        return [*lines, "    </testcase>"]
     if case.error is not None:
         lines.append(
             f"      <error {_attrs(message=case.error, type='run error')}>"
@@ -112,8 +159,9 @@ class JunitFormatter(Formatter):
 
     def render(self, report: SuiteReport) -> str:
         cases = list(report.cases)
-        errors = sum(1 for case in cases if case.error is not None)
-        failures = sum(1 for case in cases if case.error is None and not case.passed)
+        # A repeated case that failed is one <failure>, whatever its attempts hit.
+        errors = sum(1 for case in cases if case.error is not None and not case.attempts)
+        failures = sum(1 for case in cases if not case.passed) - errors
         tests = len(cases)
         body: list[str] = []
         if report.errors:
@@ -142,6 +190,7 @@ class JunitFormatter(Formatter):
             f"  <testsuite {_attrs(name=report.suite or 'zeroclaw-eval')} {counts}>",
             "    <properties>",
             f"      <property {_attrs(name='mode', value=report.mode)} />",
+            f"      <property {_attrs(name='repeats', value=str(report.repeats))} />",
             "    </properties>",
             *body,
             "  </testsuite>",
