@@ -30,19 +30,31 @@ def work_tree(tmp_path: Path, red: bool) -> Path:
     return root
 
 
-@pytest.mark.parametrize("red", [False, True], ids=["green", "red"])
-def test_four_shards_merge_into_the_unsharded_run(red: bool, tmp_path: Path) -> None:
+def without_timings(value: Any) -> Any:
+    """A report document with every ``duration_s`` left out: all else must be equal."""
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if k != "duration_s"}
+    if isinstance(value, list):
+        return [without_timings(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("red", "options"),
+    [(False, []), (True, []), (True, ["--repeat", "3"])],
+    ids=["green", "red", "red-repeated"],
+)
+def test_four_shards_merge_into_the_unsharded_run(
+    red: bool, options: list[str], tmp_path: Path
+) -> None:
     root = work_tree(tmp_path, red)
+    history = ["--history", str(tmp_path / "history.sqlite")]
     runs: dict[str, tuple[list[str | Path], Path | None]] = {
-        "whole": (["eval", "run", "--format", "json"], root),
-        **{
-            f"shard-{k}": (
-                ["eval", "run", "--shard", f"{k}/{SHARDS}", "--report", f"json:shard-{k}.json"],
-                root,
-            )
-            for k in range(1, SHARDS + 1)
-        },
+        "whole": (["eval", "run", "--format", "json", *options, *history], root)
     }
+    for k in range(1, SHARDS + 1):
+        shard = ["--shard", f"{k}/{SHARDS}", "--report", f"json:shard-{k}.json"]
+        runs[f"shard-{k}"] = (["eval", "run", *shard, *options, *history], root)
     done = zeroclaw_all(runs)
     whole = json_report(done["whole"])
     assert done["whole"].returncode == (1 if red else 0)
@@ -70,6 +82,8 @@ def test_four_shards_merge_into_the_unsharded_run(red: bool, tmp_path: Path) -> 
     )
     assert merged.returncode == done["whole"].returncode, merged.stderr
     assert verdict(json_report(merged)) == verdict(whole)
+    # Everything else the whole run reported too: repeats, attempts, pass@k, tokens.
+    assert without_timings(json_report(merged)) == without_timings(whole)
 
     # Three shards are not the run: an error, never a partial green.
     partial = zeroclaw("eval", "merge", "shard-1.json", "shard-2.json", "shard-3.json", cwd=root)

@@ -63,6 +63,8 @@ def merge_reports(reports: Sequence[ReadReport]) -> SuiteReport:
         gating=all(report.gating for report in ran) if ran else first.gating,
         interrupted=interrupted,
         config_digest=ran[0].config_digest if ran else "",
+        repeats=first.repeats,
+        ks=first.ks,
     )
 
 
@@ -108,6 +110,12 @@ def _sameness_problems(reports: Sequence[ReadReport]) -> list[str]:
             problems.append(
                 f"{read.path}: mode={read.report.mode!r}, but {first.path} ran in "
                 f"mode={first.report.mode!r}"
+            )
+        if (read.report.repeats, read.report.ks) != (first.report.repeats, first.report.ks):
+            problems.append(
+                f"{read.path}: repeats={read.report.repeats}, pass_k={list(read.report.ks)}, "
+                f"but {first.path} has repeats={first.report.repeats}, "
+                f"pass_k={list(first.report.ks)}"
             )
     # A report whose suite failed to load ran nothing and has no digest; its errors
     # make the merge red on their own.

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from zeroclaw_eval.builtin.json import SCHEMA_VERSION
+from zeroclaw_eval.casenotes import Retry
 from zeroclaw_eval.errors import ZeroclawEvalError
 from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
 from zeroclaw_eval.wording import MISSING, describe, dotted, shown
@@ -38,13 +39,37 @@ class CheckDoc(_Doc):
     detail: str
 
 
+class RetryDoc(_Doc):
+    reason: str
+    attempt: int
+    waited_s: float
+
+
+class AttemptDoc(_Doc):
+    passed: bool
+    ran: bool = True
+    error: str | None
+    duration_s: float = Field(0.0, ge=0)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    models: list[str] = []
+    retries: list[RetryDoc] = []
+    checks: list[CheckDoc]
+
+
 class CaseDoc(_Doc):
     name: str
     source: str
     passed: bool
+    ran: bool = True
     error: str | None
     duration_s: float = Field(0.0, ge=0)
+    models: list[str] = []
+    retries: list[RetryDoc] = []
     checks: list[CheckDoc]
+    runs: int = Field(1, ge=1)
+    passes: int | None = Field(None, ge=0)
+    attempts: list[AttemptDoc] = []
 
 
 class ShardDoc(_Doc):
@@ -65,6 +90,8 @@ class ReportDoc(_Doc):
     config_digest: str = ""
     shard: ShardDoc | None = None
     suite_total: int | None = Field(None, ge=0)
+    repeats: int = Field(1, ge=1)
+    pass_k: list[int] = []
     cases: list[CaseDoc]
 
 
@@ -124,11 +151,28 @@ def report_from_document(data: Any, path: str) -> ReadReport:
         )
     cases = tuple(_case(case) for case in doc.cases)
     for index, (case_doc, case) in enumerate(zip(doc.cases, cases, strict=True)):
-        if case_doc.passed != case.passed:
-            raise ReportReadError(
-                f"{path}: cases[{index}].passed={json.dumps(case_doc.passed)}: contradicts "
-                f"its checks and error (the report was edited or is damaged)"
-            )
+        where = f"{path}: cases[{index}]"
+        # A case that ran once is its own one attempt.
+        rebuilt = case.attempts or ((case,) if case_doc.attempts else ())
+        for attempt_index, (attempt_doc, attempt) in enumerate(
+            zip(case_doc.attempts, rebuilt, strict=True)
+        ):
+            if attempt_doc.passed != attempt.passed:
+                raise ReportReadError(
+                    f"{where}.attempts[{attempt_index}].passed={json.dumps(attempt_doc.passed)}: "
+                    "contradicts its checks and error (the report was edited or is damaged)"
+                )
+        for key, stated, actual in (
+            ("passed", case_doc.passed, case.passed),
+            ("runs", case_doc.runs, case.runs),
+            ("passes", case_doc.passes, case.passes),
+        ):
+            if stated is not None and stated != actual:
+                raise ReportReadError(
+                    f"{where}.{key}={json.dumps(stated)}: contradicts its checks, error and "
+                    f"attempts, which say {json.dumps(actual)} (the report was edited or is "
+                    "damaged)"
+                )
     report = SuiteReport(
         doc.suite,
         cases,
@@ -137,6 +181,8 @@ def report_from_document(data: Any, path: str) -> ReadReport:
         gating=doc.gating,
         interrupted=doc.interrupted,
         config_digest=doc.config_digest,
+        repeats=doc.repeats,
+        ks=tuple(doc.pass_k),
     )
     for key, stated, actual in (
         ("total", doc.total, len(cases)),
@@ -156,8 +202,49 @@ def report_from_document(data: Any, path: str) -> ReadReport:
 
 
 def _case(doc: CaseDoc) -> CaseReport:
-    checks = tuple(CheckResult(check.check, check.passed, check.detail) for check in doc.checks)
-    return CaseReport(doc.name, doc.source, checks, doc.error, doc.duration_s)
+    """The case as the run reported it. A case that ran once lists itself as its one
+    attempt (which carries its token counts); a repeated case keeps every attempt."""
+    attempts = tuple(_attempt(doc, attempt) for attempt in doc.attempts)
+    tokens: tuple[int | None, int | None] = (None, None)
+    if len(attempts) == 1:
+        tokens = (attempts[0].input_tokens, attempts[0].output_tokens)
+        attempts = ()
+    return CaseReport(
+        doc.name,
+        doc.source,
+        _checks(doc.checks),
+        doc.error,
+        doc.duration_s,
+        models=tuple(doc.models),
+        retries=_retries(doc.retries),
+        ran=doc.ran,
+        attempts=attempts,
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+    )
+
+
+def _attempt(case: CaseDoc, doc: AttemptDoc) -> CaseReport:
+    return CaseReport(
+        case.name,
+        case.source,
+        _checks(doc.checks),
+        doc.error,
+        doc.duration_s,
+        models=tuple(doc.models),
+        retries=_retries(doc.retries),
+        ran=doc.ran,
+        input_tokens=doc.input_tokens,
+        output_tokens=doc.output_tokens,
+    )
+
+
+def _checks(docs: list[CheckDoc]) -> tuple[CheckResult, ...]:
+    return tuple(CheckResult(check.check, check.passed, check.detail) for check in docs)
+
+
+def _retries(docs: list[RetryDoc]) -> tuple[Retry, ...]:
+    return tuple(Retry(retry.reason, retry.attempt, retry.waited_s) for retry in docs)
 
 
 def _refuse_constant(name: str) -> Any:

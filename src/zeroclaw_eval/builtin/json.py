@@ -45,6 +45,7 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
 def _attempt(case: CaseReport) -> dict[str, Any]:
     return {
         "passed": case.passed,
+        "ran": case.ran,
         "error": case.error,
         "duration_s": round(case.duration_s, 6),
         "input_tokens": case.input_tokens,
@@ -71,6 +72,7 @@ def _case(case: CaseReport, ks: tuple[int, ...]) -> dict[str, Any]:
         "name": case.name,
         "source": case.source,
         "passed": case.passed,
+        "ran": case.ran,
         "error": case.error,
         "duration_s": round(case.duration_s, 6),
         "models": list(case.models),
