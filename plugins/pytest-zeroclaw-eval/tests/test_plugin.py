@@ -322,3 +322,15 @@ def test_a_hung_case_fails_at_its_time_limit_and_the_session_goes_on(
         "d_green": "passed",  # the cases after it ran, on a fresh worker
     }
     assert "case 'hung': did not finish within case_timeout_s=1 s: abandoned" in stdout
+
+
+def test_repeats_from_the_configuration_run_each_case_that_many_times(project: Path) -> None:
+    write(project / "zeroclaw.toml", "[eval]\nrepeats = 3\n")
+    pytest_run(project, "--zeroclaw-suite", "evals/regression", "--junitxml=report.xml")
+    root = ET.parse(project / "report.xml").getroot()
+    properties = {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        for case in root.iter("testcase")
+    }
+    assert properties["a_green"] == {"zeroclaw_checks": "3/3", "zeroclaw_passes": "3/3"}
+    assert properties["c_red"] == {"zeroclaw_checks": "2/3", "zeroclaw_passes": "0/3"}

@@ -238,11 +238,19 @@ class CaseItem(pytest.Item):
             )
             return CaseReport(case.name, case.source, (), error, config.case_timeout_s)
 
-        report = harness.worker.run(
-            lambda: attempt(case, harness.mode, harness.registry, config), timed_out
-        )
+        # [eval].repeats runs the case that many times; it passes only if every attempt
+        # does, and its message is that of the first failed attempt (as in the report).
+        attempts = [
+            harness.worker.run(
+                lambda: attempt(case, harness.mode, harness.registry, config), timed_out
+            )
+            for _ in range(config.repeats)
+        ]
+        report = CaseReport.of_attempts(attempts)
         passed = sum(1 for check in report.checks if check.passed)
         self.user_properties.append(("zeroclaw_checks", f"{passed}/{len(report.checks)}"))
+        if report.runs > 1:
+            self.user_properties.append(("zeroclaw_passes", f"{report.passes}/{report.runs}"))
         if not report.passed:
             raise CaseFailed(report)
 
