@@ -125,7 +125,10 @@ class BridgedSession(AgentSession):
 
     def wire_error(self) -> RunError | None:
         """The first failure on the route, if any: the cause of whatever followed it."""
-        return RunError(self.route.errors[0]) if self.route.errors else None
+        if not self.route.errors:
+            return None
+        error = self.route.errors[0]
+        return RunError(error if error.startswith("turn ") else f"turn {self._turn}: {error}")
 
     def record(self) -> RunRecord:
         try:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.config import AgentTable, EvalConfig
-from zeroclaw_eval.errors import ConfigError, RunError
+from zeroclaw_eval.errors import ConfigError, RunError, ZeroclawEvalError
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
 from zeroclaw_eval.record import RunRecord
@@ -179,21 +179,31 @@ def run_cases(
     sessions = OpenSessions()
 
     def abandoned(index: int) -> CaseReport:
-        sessions.close(index)
-        return timed_out(index)
+        report = timed_out(index)
+        if sessions.close(index) and agent.needs_bridge:
+            error = f"{report.error}; the agent under test was stopped"
+            report = CaseReport(report.name, report.source, (), error, report.duration_s)
+        return report
 
     with model_bridge(agent.needs_bridge) as bridge:
+
+        def job(index: int) -> CaseReport:
+            try:
+                return attempt(
+                    todo[index],
+                    mode,
+                    registry,
+                    config,
+                    agent=agent,
+                    bridge=bridge,
+                    opened=lambda session: sessions.add(index, session),
+                )
+            finally:
+                sessions.forget(index)
+
         supervisor = Supervisor(
             len(todo),
-            lambda index: attempt(
-                todo[index],
-                mode,
-                registry,
-                config,
-                agent=agent,
-                bridge=bridge,
-                opened=lambda session: sessions.add(index, session),
-            ),
+            job,
             finished,
             abandoned,
             workers=mode.concurrency(config),
@@ -227,11 +237,18 @@ class OpenSessions:
         with self._lock:
             self._open.setdefault(index, []).append(session)
 
-    def close(self, index: int) -> None:
+    def forget(self, index: int) -> None:
+        """Case ``index`` ended and closed its own sessions."""
+        with self._lock:
+            self._open.pop(index, None)
+
+    def close(self, index: int) -> bool:
+        """Close the sessions of case ``index``; whether it had any open."""
         with self._lock:
             sessions = self._open.pop(index, [])
         for session in sessions:
             _close_quietly(session)
+        return bool(sessions)
 
     def close_all(self) -> None:
         with self._lock:
@@ -256,7 +273,12 @@ def model_bridge(needed: bool) -> Iterator[ModelBridge | None]:
 
     bridge = ModelBridge()
     try:
-        bridge.start()
+        try:
+            bridge.start()
+        except OSError as exc:
+            raise ZeroclawEvalError(
+                f"the model bridge could not start on 127.0.0.1: {exc.strerror or exc}"
+            ) from None
         yield bridge
     finally:
         bridge.close()

@@ -22,6 +22,9 @@ def note(*lines: str) -> None:
             handle.writelines(f"{line}\n" for line in lines)
 
 
+VALID = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+
+
 def post(body: bytes) -> None:
     request = urllib.request.Request(
         os.environ["OPENAI_BASE_URL"] + "/chat/completions",
@@ -57,7 +60,7 @@ def main() -> None:
         sys.stdout.close()
         sys.exit(0)
     elif fault == "mid-turn":
-        post(json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode())
+        post(VALID)
         os._exit(0)
     elif fault == "malformed":
         post(b"{this is not json")
@@ -67,17 +70,13 @@ def main() -> None:
         reply(7)
         sys.stdin.read()
     elif fault == "linger":
-        print(
-            json.dumps({"type": "reply", "turn": json.loads(line)["turn"], "content": "done"}),
-            flush=True,
-        )
+        post(VALID)
+        reply(json.loads(line)["turn"])
         sys.stdin.read()
         time.sleep(600)
     elif fault == "fail-exit":
-        print(
-            json.dumps({"type": "reply", "turn": json.loads(line)["turn"], "content": "done"}),
-            flush=True,
-        )
+        post(VALID)
+        reply(json.loads(line)["turn"])
         sys.stdin.read()
         sys.exit(4)
 
