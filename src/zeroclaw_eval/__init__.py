@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.report import CaseReport, CheckResult, Formatter, SuiteReport
     from zeroclaw_eval.runner import run_case, run_cases, run_suite
     from zeroclaw_eval.suite import load_suite, vacuity
+    from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
     from zeroclaw_eval.workspace import case_workspace
 
 # Importing the package imports none of the modules below; each public name is
@@ -70,6 +71,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "zeroclaw_eval.report": ("CaseReport", "CheckResult", "Formatter", "SuiteReport"),
     "zeroclaw_eval.runner": ("run_case", "run_cases", "run_suite"),
     "zeroclaw_eval.suite": ("load_suite", "vacuity"),
+    "zeroclaw_eval.under_test": ("AgentSession", "AgentUnderTest", "ModelSide"),
     "zeroclaw_eval.workspace": ("case_workspace",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -92,6 +94,8 @@ __all__ = [
     "DEFAULT_PLUGINS",
     "AdmissionError",
     "Agent",
+    "AgentSession",
+    "AgentUnderTest",
     "Case",
     "CaseProvider",
     "CaseReport",
@@ -103,6 +107,7 @@ __all__ = [
     "Formatter",
     "LlmTrace",
     "ModelReply",
+    "ModelSide",
     "NonEmptyStr",
     "Params",
     "PluginLoadError",

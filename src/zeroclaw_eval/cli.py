@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.plugins import PluginManager
     from zeroclaw_eval.registry import Registered, Registry
     from zeroclaw_eval.report import Formatter, SuiteReport
+    from zeroclaw_eval.under_test import AgentUnderTest
 
 T = TypeVar("T")
 
@@ -179,7 +180,9 @@ def _blocked(
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
-def _load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
+def _load_suite(
+    directory: Path, registry: Registry, mode: RunMode, agent: AgentUnderTest | None = None
+) -> list[Case]:
     """Admit the suite, then let the cyclic collector run, blind to all built so far.
 
     What a command builds before its cases run (pydantic and its models, the
@@ -193,7 +196,7 @@ def _load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case
     from zeroclaw_eval.suite import load_suite
 
     try:
-        return load_suite(directory, registry, mode)
+        return load_suite(directory, registry, mode, agent=agent)
     finally:
         gc.freeze()
         if click.get_current_context().meta.get(_COLLECTOR_PAUSED):
@@ -230,6 +233,17 @@ def _named(
     raise ConfigError(f"{loaded.field(key)}={name!r}: unknown {key} (known: {known})")
 
 
+def _agent(registry: Registry, loaded: LoadedConfig, flag: str | None) -> AgentUnderTest:
+    """The agent under test: ``--agent NAME``, else ``[eval].agent`` or ``[eval.agent]``."""
+    from zeroclaw_eval.runner import select_agent
+
+    setting = loaded.config.agent
+    if flag is not None or isinstance(setting, str):
+        name = flag if flag is not None else str(setting)
+        return _named(registry.agents, name, "agent", flag and "--agent", loaded)
+    return select_agent(registry, setting, base_dir=loaded.base_dir, field=loaded.field)
+
+
 suite_option = click.option(
     "--suite",
     type=click.Path(path_type=Path),
@@ -263,6 +277,12 @@ plugin_option = click.option(
     help="Report format for stdout (text, json, or a plugin's).",
 )
 @click.option(
+    "--agent",
+    "agent_name",
+    default=None,
+    help="Agent under test (overrides [eval].agent): reference, or a plugin's.",
+)
+@click.option(
     "--gate/--no-gate",
     "gate",
     default=None,
@@ -281,6 +301,7 @@ def run(
     suite: Path | None,
     mode: str | None,
     format_name: str | None,
+    agent_name: str | None,
     gate: bool | None,
     report_specs: tuple[str, ...],
     config_path: Path | None,
@@ -301,6 +322,9 @@ def run(
             )
         if gate is not None:
             config = config.model_copy(update={"gating": gate})
+        agent = _agent(registry, loaded, agent_name)
+        if agent_name is not None:  # so the report's config digest names the agent run
+            config = config.model_copy(update={"agent": agent_name})
         formatter = _named(
             registry.formatters, config.format, "format", format_name and "--format", loaded
         )
@@ -312,7 +336,7 @@ def run(
         check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
         try:
-            cases = _load_suite(directory, registry, run_mode)
+            cases = _load_suite(directory, registry, run_mode, agent)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
             report = SuiteReport(str(directory), (), config.mode, errors)
@@ -327,7 +351,13 @@ def run(
             raise
         with _sigterm_interrupts():
             report = run_cases(
-                cases, run_mode, registry, config, suite=str(directory), progress=_progress()
+                cases,
+                run_mode,
+                registry,
+                config,
+                suite=str(directory),
+                progress=_progress(),
+                agent=agent,
             )
         _emit(_render(registry, formatter, report))
         write_reports(targets, report)
@@ -363,7 +393,7 @@ def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
-        cases = _load_suite(directory, registry, run_mode)
+        cases = _load_suite(directory, registry, run_mode, _agent(registry, loaded, None))
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
@@ -407,7 +437,8 @@ def record(
         config = loaded.config.model_copy(update={"mode": "live"})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
-        cases = _load_suite(suite, registry, live)
+        agent = _agent(registry, loaded, None)
+        cases = _load_suite(suite, registry, live, agent)
         targets = [out / Path(case.source).name for case in cases]
         existing = [str(target) for target in targets if target.exists()]
         if existing and not force:
@@ -419,7 +450,9 @@ def record(
             out.mkdir(parents=True, exist_ok=True)  # before running: fail fast, not after
         except OSError as exc:
             raise ZeroclawEvalError(f"{out}: cannot create the output directory: {exc}") from None
-        report = run_cases(cases, live, registry, config, suite=str(suite), progress=_progress())
+        report = run_cases(
+            cases, live, registry, config, suite=str(suite), progress=_progress(), agent=agent
+        )
         written = 0
         for case, case_report, target in zip(cases, report.cases, targets, strict=True):
             if case_report.error is None:

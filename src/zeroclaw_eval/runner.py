@@ -1,6 +1,9 @@
 """Running cases: a fresh agent per case, the mode's provider, then grading.
 
-A run error fails its case and is reported with it; it never stops the suite.
+The agent under test is a registered plugin (:mod:`zeroclaw_eval.under_test`):
+the built-in ``reference`` loop, or a team's own agent reached through the
+loopback model bridge, which a run starts once when its agent needs it and stops
+however the run ends. A run error fails its case and is reported with it; it never stops the suite.
 Nor does a case that hangs: cases run in worker threads under the wall-clock
 limit ``case_timeout_s`` (:mod:`zeroclaw_eval.supervise`). Grading sees only the
 case's expectations and the :class:`RunRecord`: families never see the provider,
@@ -10,13 +13,15 @@ and nothing here formats.
 from __future__ import annotations
 
 import signal
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case
-from zeroclaw_eval.agent import Agent
-from zeroclaw_eval.config import EvalConfig
+from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
@@ -25,7 +30,11 @@ from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, SuiteReport, plural
 from zeroclaw_eval.suite import load_suite
 from zeroclaw_eval.supervise import Supervisor
+from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.workspace import fresh_workspace
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.bridge import ModelBridge
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -40,16 +49,38 @@ class SuiteInterrupted(KeyboardInterrupt):
         super().__init__(signal.Signals(signum).name)
 
 
-def execute(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> RunRecord:
-    """Run a case's turns through a fresh agent. Raises :class:`RunError`."""
+def execute(
+    case: Case,
+    mode: RunMode,
+    registry: Registry,
+    config: EvalConfig,
+    *,
+    agent: AgentUnderTest | None = None,
+    bridge: ModelBridge | None = None,
+    opened: Callable[[AgentSession], None] | None = None,
+) -> RunRecord:
+    """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
+
+    ``agent`` defaults to the one ``config`` selects; ``bridge`` is the run's model
+    bridge, for an agent that needs one. The runner brackets each turn on the
+    mode's provider, so a turn that ends before its scripted steps are used is a
+    run error whatever the agent. ``opened`` is told the session as soon as it
+    exists, so that a case abandoned from another thread can be closed.
+    """
+    agent = agent if agent is not None else select_agent(registry, config.agent)
     provider = mode.provider(case.trace, config)
     tools = mode.tools(registry.make_tools(), config)
-    agent = Agent(provider, dict(tools), config.max_tool_iterations)
-    for index, turn in enumerate(case.trace.turns):
-        provider.begin_turn(index)
-        agent.run_turn(index, turn.user_input)
-        provider.end_turn(index)
-    return agent.record
+    session = agent.start(ModelSide(case.name, provider, tools, config, bridge))
+    try:
+        if opened is not None:
+            opened(session)
+        for index, turn in enumerate(case.trace.turns):
+            provider.begin_turn(index)
+            session.run_turn(index, turn.user_input)
+            provider.end_turn(index)
+        return session.record()
+    finally:
+        session.close()
 
 
 def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> CaseReport:
@@ -61,7 +92,16 @@ def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) 
     return run_cases([case], mode, registry, config).cases[0]
 
 
-def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> CaseReport:
+def attempt(
+    case: Case,
+    mode: RunMode,
+    registry: Registry,
+    config: EvalConfig,
+    *,
+    agent: AgentUnderTest | None = None,
+    bridge: ModelBridge | None = None,
+    opened: Callable[[AgentSession], None] | None = None,
+) -> CaseReport:
     """Run and grade one case on this thread, turning every failure into its report.
 
     ``SystemExit`` and other non-``Exception`` errors raised by the code run are
@@ -71,7 +111,10 @@ def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -
     started = time.perf_counter()
     try:
         with fresh_workspace():
-            checks = case.grade(execute(case, mode, registry, config))
+            record = execute(
+                case, mode, registry, config, agent=agent, bridge=bridge, opened=opened
+            )
+            checks = case.grade(record)
     except RunError as exc:
         error = f"case {case.name!r}: {exc}"
     except BaseException as exc:  # a tool, provider or mode bug fails this case only
@@ -93,6 +136,7 @@ def run_cases(
     *,
     suite: str = "",
     progress: Progress | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> SuiteReport:
     """Run already admitted cases and collect their reports, in suite order.
 
@@ -103,8 +147,15 @@ def run_cases(
     refuses the configuration. On :class:`KeyboardInterrupt` (Ctrl-C, or
     :class:`SuiteInterrupted` for another signal) it stops and returns a partial
     report marked ``interrupted``.
+
+    ``agent`` defaults to the one ``config.agent`` selects. When it needs the model
+    bridge, one bridge serves the whole run, and is stopped however the run ends;
+    a case abandoned at its time limit, or cut short by an interruption, has its
+    session closed (a command agent's processes are killed).
     """
     mode.check_config(config, registry)
+    agent = agent if agent is not None else select_agent(registry, config.agent)
+    agent.check_config(config)
     todo = list(cases)
     reports: list[CaseReport | None] = [None] * len(todo)
     done = failures = 0
@@ -125,23 +176,90 @@ def run_cases(
         )
         return CaseReport(case.name, case.source, (), error, config.case_timeout_s)
 
-    supervisor = Supervisor(
-        len(todo),
-        lambda index: attempt(todo[index], mode, registry, config),
-        finished,
-        timed_out,
-        workers=mode.concurrency(config),
-        timeout_s=config.case_timeout_s,
-    )
-    try:
-        supervisor.run()
-    except KeyboardInterrupt as exc:
-        signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
-        return interrupted_report(suite, mode.name, todo, reports, supervisor.started, signum)
+    sessions = OpenSessions()
+
+    def abandoned(index: int) -> CaseReport:
+        sessions.close(index)
+        return timed_out(index)
+
+    with model_bridge(agent.needs_bridge) as bridge:
+        supervisor = Supervisor(
+            len(todo),
+            lambda index: attempt(
+                todo[index],
+                mode,
+                registry,
+                config,
+                agent=agent,
+                bridge=bridge,
+                opened=lambda session: sessions.add(index, session),
+            ),
+            finished,
+            abandoned,
+            workers=mode.concurrency(config),
+            timeout_s=config.case_timeout_s,
+        )
+        try:
+            supervisor.run()
+        except KeyboardInterrupt as exc:
+            signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
+            return interrupted_report(suite, mode.name, todo, reports, supervisor.started, signum)
+        finally:
+            sessions.close_all()
     ordered = tuple(report for report in reports if report is not None)
     return SuiteReport(
         suite, ordered, mode.name, gating=config.gating, config_digest=config.digest()
     )
+
+
+class OpenSessions:
+    """The agent sessions of the cases running now, so that another thread can close one.
+
+    A Python thread cannot be stopped, but the session it waits on can: closing a
+    command agent's session kills its process group, which ends the wait.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[int, list[AgentSession]] = {}
+
+    def add(self, index: int, session: AgentSession) -> None:
+        with self._lock:
+            self._open.setdefault(index, []).append(session)
+
+    def close(self, index: int) -> None:
+        with self._lock:
+            sessions = self._open.pop(index, [])
+        for session in sessions:
+            _close_quietly(session)
+
+    def close_all(self) -> None:
+        with self._lock:
+            sessions = [session for listed in self._open.values() for session in listed]
+            self._open.clear()
+        for session in sessions:
+            _close_quietly(session)
+
+
+def _close_quietly(session: AgentSession) -> None:
+    with suppress(Exception):  # the case is already abandoned, and reported as such
+        session.close()
+
+
+@contextmanager
+def model_bridge(needed: bool) -> Iterator[ModelBridge | None]:
+    """The run's loopback model bridge when ``needed``, stopped on every way out."""
+    if not needed:
+        yield None
+        return
+    from zeroclaw_eval.bridge import ModelBridge
+
+    bridge = ModelBridge()
+    try:
+        bridge.start()
+        yield bridge
+    finally:
+        bridge.close()
 
 
 def interrupted_report(
@@ -189,8 +307,9 @@ def run_suite(
     registry = registry or Registry.from_plugin_manager(get_plugin_manager())
     directory = Path(suite if suite is not None else config.suite_dir)
     mode = select_mode(registry, config.mode)
-    cases = load_suite(directory, registry, mode)
-    return run_cases(cases, mode, registry, config, suite=str(directory))
+    agent = select_agent(registry, config.agent)
+    cases = load_suite(directory, registry, mode, agent=agent)
+    return run_cases(cases, mode, registry, config, suite=str(directory), agent=agent)
 
 
 def select_mode(registry: Registry, name: str) -> RunMode:
@@ -199,4 +318,30 @@ def select_mode(registry: Registry, name: str) -> RunMode:
     if entry is None:
         known = ", ".join(sorted(registry.modes)) or "none"
         raise ConfigError(f"mode {name!r} is not registered (known modes: {known})")
+    return entry.obj
+
+
+def select_agent(
+    registry: Registry,
+    setting: str | AgentTable,
+    *,
+    base_dir: Path | None = None,
+    field: Callable[[str], str] | None = None,
+) -> AgentUnderTest:
+    """The agent under test that ``[eval].agent`` names, or that ``[eval.agent]`` attaches.
+
+    A name must be a registered agent; a table attaches a team's own agent through
+    the model bridge, its relative paths taken from ``base_dir`` (default: the
+    working directory). ``field(key)`` names a configuration key in messages.
+    Raises :class:`ConfigError` listing the known agents.
+    """
+    name_of = field if field is not None else (lambda key: f"eval.{key}")
+    if isinstance(setting, AgentTable):
+        from zeroclaw_eval.bridged import attached_agent
+
+        return attached_agent(setting, base_dir or Path.cwd(), name_of)
+    entry = registry.agents.get(setting)
+    if entry is None:
+        known = ", ".join(sorted(registry.agents)) or "none"
+        raise ConfigError(f"{name_of('agent')}={setting!r}: unknown agent (known agents: {known})")
     return entry.obj

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case, admit_file
 from zeroclaw_eval.errors import AdmissionError, SuiteLoadError
@@ -17,6 +18,9 @@ from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.record import empty_run
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import plural
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.under_test import AgentUnderTest
 
 
 def fixture_paths(directory: Path) -> list[Path]:
@@ -35,8 +39,13 @@ def fixture_paths(directory: Path) -> list[Path]:
     return [directory / name for name in names]
 
 
-def load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]:
-    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal."""
+def load_suite(
+    directory: Path, registry: Registry, mode: RunMode, *, agent: AgentUnderTest | None = None
+) -> list[Case]:
+    """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal.
+
+    ``agent``, the agent under test, may refuse fixtures it cannot certify.
+    """
     paths = fixture_paths(directory)
     if not paths:
         raise SuiteLoadError(
@@ -46,7 +55,7 @@ def load_suite(directory: Path, registry: Registry, mode: RunMode) -> list[Case]
     problems: list[str] = []
     for path in paths:
         try:
-            cases.append(admit_file(path, registry, mode))
+            cases.append(admit_file(path, registry, mode, agent=agent))
         except AdmissionError as exc:
             problems.append(str(exc))
     if problems:
