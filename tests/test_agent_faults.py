@@ -248,3 +248,24 @@ def test_only_an_agent_that_needs_it_starts_the_bridge(
     assert (
         result.stderr == "Error: the model bridge could not start on 127.0.0.1: no port for you\n"
     )
+
+
+@pytest.mark.parametrize(("setting", "passed"), [("", False), ("max_concurrency = 2", True)])
+def test_max_concurrency_runs_bridged_cases_side_by_side(
+    tmp_path: Path, setting: str, passed: bool
+) -> None:
+    meeting = tmp_path / "meeting"
+    meeting.mkdir()
+    agent = command("faulty_agent.py", "rendezvous") + (
+        f"\nenv = {{RENDEZVOUS = {json.dumps(str(meeting))}}}\n{setting}"
+    )
+    result = run_faulty(tmp_path, agent, text_case("first"), text_case("second"))
+    errors = case_errors(result)
+    if passed:
+        assert (result.exit_code, errors) == (0, {"first": None, "second": None})
+    else:  # one at a time: each waited alone
+        assert result.exit_code == 1
+        assert errors["first"] is not None
+        assert errors["first"].startswith(
+            "case 'first': turn 0: the agent reported an error: no other case ran beside this one"
+        )

@@ -193,7 +193,12 @@ def test_the_readme_configures_both_attachments_as_written(tmp_path: Path) -> No
         tables.append(load_config(config).config.agent)
     assert tables == [
         AgentTable(factory="my_agent.harness:make_agent"),
-        AgentTable(command=["node", "agent.mjs"], env={"LOG_LEVEL": "debug"}, grace_s=2.0),
+        AgentTable(
+            command=["node", "agent.mjs"],
+            env={"LOG_LEVEL": "debug"},
+            grace_s=2.0,
+            max_concurrency=4,
+        ),
     ]
     protocol = re.findall(r"```text\n(.*?)```", section, re.S)[0]
     lines = [json.loads(line[line.index("{") :]) for line in protocol.splitlines()]

@@ -71,6 +71,7 @@ class CommandAgent(BridgedAgent):
     description = "an agent in any language, run by [eval.agent] command"
 
     def __init__(self, table: AgentTable, base_dir: Path, field: str) -> None:
+        super().__init__(table)
         assert table.command is not None
         self.argv = resolve_command(table.command, base_dir)
         self.shown = shlex.join(table.command)

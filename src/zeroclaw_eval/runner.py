@@ -206,7 +206,7 @@ def run_cases(
             job,
             finished,
             abandoned,
-            workers=mode.concurrency(config),
+            workers=workers(mode, agent, config),
             timeout_s=config.case_timeout_s,
         )
         try:
@@ -220,6 +220,20 @@ def run_cases(
     return SuiteReport(
         suite, ordered, mode.name, gating=config.gating, config_digest=config.digest()
     )
+
+
+def workers(mode: RunMode, agent: AgentUnderTest, config: EvalConfig) -> int:
+    """How many cases run at once: the mode's number, unless the agent asks for its own.
+
+    Replay's one-at-a-time is no limit of its own (the reference loop is CPU-bound),
+    so there the agent's number stands; any other mode still bounds it (``live``
+    protects its endpoint).
+    """
+    allowed = mode.concurrency(config)
+    wanted = agent.concurrency(config)
+    if wanted is None:
+        return allowed
+    return wanted if mode.name == "replay" else min(wanted, allowed)
 
 
 class OpenSessions:

@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 
 def note(*lines: str) -> None:
@@ -68,6 +69,19 @@ def main() -> None:
         sys.stdin.read()
     elif fault == "wrong-turn":
         reply(7)
+        sys.stdin.read()
+    elif fault == "rendezvous":
+        meeting = Path(os.environ["RENDEZVOUS"])
+        (meeting / str(os.getpid())).touch()
+        deadline = time.monotonic() + 5
+        while len(list(meeting.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if len(list(meeting.iterdir())) < 2:
+            error = {"type": "error", "turn": 0, "message": "no other case ran beside this one"}
+            print(json.dumps(error), flush=True)
+        else:
+            post(VALID)
+            reply(0)
         sys.stdin.read()
     elif fault == "linger":
         post(VALID)
