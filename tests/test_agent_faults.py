@@ -202,6 +202,18 @@ def test_a_hung_agent_is_killed_with_its_whole_process_group_at_the_case_timeout
     )
 
 
+def test_what_a_good_agent_leaves_running_is_killed_when_its_case_ends(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids.txt"
+    agent = (
+        command("faulty_agent.py", "orphan") + f"\nenv = {{PID_FILE = {json.dumps(str(pid_file))}}}"
+    )
+    result = run_faulty(tmp_path, agent, text_case("first"))
+    assert (result.exit_code, case_errors(result)) == (0, {"first": None})
+    pids, _ = noted(pid_file)
+    assert len(pids) == 2
+    assert wait_for(lambda: not any(alive(pid) for pid in pids)), [p for p in pids if alive(p)]
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_an_interrupted_run_leaves_no_agent_process_behind(tmp_path: Path, signum: int) -> None:
     pid_file = tmp_path / "pids.txt"

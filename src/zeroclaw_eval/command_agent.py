@@ -189,6 +189,9 @@ class CommandSession(BridgedSession):
             ) from None
         if status != 0:
             raise self._failure(f"the agent {_ended(status)} after its last reply")
+        # Whatever the agent left running must not hold stdout open: kill the group
+        # before reading what is left there.
+        self._kill()
         extra = self._stdout.read(QUOTE_CHARS + 1) if not self._stdout.closed else b""
         if extra.strip():
             raise self._failure(f"the agent printed {_quote(extra)} on stdout after its last reply")

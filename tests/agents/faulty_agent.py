@@ -83,6 +83,13 @@ def main() -> None:
             post(VALID)
             reply(0)
         sys.stdin.read()
+    elif fault == "orphan":
+        post(VALID)
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        note(f"pid {child.pid}")
+        reply(0)
+        sys.stdin.read()
+        sys.exit(0)  # its child still runs, holding stdout open
     elif fault == "linger":
         post(VALID)
         reply(json.loads(line)["turn"])
