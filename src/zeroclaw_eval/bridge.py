@@ -52,9 +52,10 @@ DEFAULT_MODEL = "zeroclaw-eval-bridge"
 #: The largest request body the bridge reads (a conversation, not an upload).
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
-#: Characters per streamed text or ``arguments`` delta: small enough that a
-#: client really reassembles pieces, large enough to keep the overhead low.
-STREAM_PIECE_CHARS = 16
+#: Characters per streamed text or ``arguments`` delta (a few tokens' worth):
+#: small enough that a client really reassembles pieces, large enough to keep
+#: the chunks, which an SDK parses one by one, few.
+STREAM_PIECE_CHARS = 32
 
 #: How long :meth:`ModelBridge.close` waits for connection threads. Only a thread
 #: still inside an ``answer`` that hangs (a live provider waiting on its network
@@ -668,25 +669,27 @@ def _completion_events(
         return _sse(chunk)
 
     text = reply.content or ""
-    yield event({"role": "assistant", "content": "" if not reply.tool_calls else None})
+    first: dict[str, Any] = {"role": "assistant", "content": None if reply.tool_calls else ""}
     for piece in _pieces(text):
-        yield event({"content": piece})
+        yield event(first)
+        first = {"content": piece}
     for index, call in enumerate(reply.tool_calls):
-        arguments = _arguments_text(call.arguments)
-        yield event(
+        # OpenAI opens a tool call with its id, type and name, then streams the
+        # arguments; with no text before it, in the chunk that carries the role.
+        first["tool_calls"] = [
             {
-                "tool_calls": [
-                    {
-                        "index": index,
-                        "id": call.call_id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": ""},
-                    }
-                ]
+                "index": index,
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
             }
-        )
-        for piece in _pieces(arguments):
+        ]
+        yield event(first)
+        first = {}
+        for piece in _pieces(_arguments_text(call.arguments)):
             yield event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    if first:
+        yield event(first)
     yield event({}, _finish_reason(reply))
     if include_usage:
         yield _sse(
