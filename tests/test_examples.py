@@ -145,9 +145,30 @@ def echo_only(fixture: dict[str, Any]) -> bool:
 UNCERTIFIABLE = "all_tools_succeeded"
 
 
-def test_the_regression_echo_cases_replay_green_through_the_openai_sdk_agent(
-    tmp_path: Path,
+RESPONSES_AGENT = PROJECT / "tests" / "bridge_agents" / "responses_agent.py"
+
+
+def responses_agent_config(directory: Path) -> Path:
+    """A config attaching the Responses-API agent, with the agent's module beside it."""
+    directory.mkdir()
+    shutil.copy(RESPONSES_AGENT, directory)
+    config = directory / "zeroclaw.toml"
+    config.write_text('[eval.agent]\nfactory = "responses_agent:make_agent"\n', encoding="utf-8")
+    return config
+
+
+@pytest.mark.parametrize("agent", ["notes-agent", "responses-api-agent"])
+def test_the_regression_echo_cases_replay_green_through_an_openai_sdk_agent(
+    tmp_path: Path, agent: str
 ) -> None:
+    if agent == "notes-agent":  # the example agent, on Chat Completions
+        config = OPENAI_SDK / "zeroclaw.toml"
+    else:  # a stateful agent on the Responses API (previous_response_id)
+        config = responses_agent_config(tmp_path / "agent")
+    run_regression_echo_cases(tmp_path, config)
+
+
+def run_regression_echo_cases(tmp_path: Path, config: Path) -> None:
     suite = tmp_path / "regression-echo"
     suite.mkdir()
     copied = dropped = 0
@@ -162,7 +183,7 @@ def test_the_regression_echo_cases_replay_green_through_the_openai_sdk_agent(
         copied += 1
     assert copied >= 15 and dropped >= 10  # the suite really is exercised
 
-    status, report = run_example(OPENAI_SDK / "zeroclaw.toml", "--suite", suite)
+    status, report = run_example(config, "--suite", suite)
 
     assert failed_checks(report) == {}
     assert [case["error"] for case in report["cases"]] == [None] * copied
