@@ -145,26 +145,33 @@ def echo_only(fixture: dict[str, Any]) -> bool:
 UNCERTIFIABLE = "all_tools_succeeded"
 
 
-RESPONSES_AGENT = PROJECT / "tests" / "bridge_agents" / "responses_agent.py"
+BRIDGE_AGENTS = PROJECT / "tests" / "bridge_agents"
 
 
-def responses_agent_config(directory: Path) -> Path:
-    """A config attaching the Responses-API agent, with the agent's module beside it."""
+def agent_config(directory: Path, module: str) -> Path:
+    """A config attaching ``module:make_agent`` of tests/bridge_agents, copied beside it."""
     directory.mkdir()
-    shutil.copy(RESPONSES_AGENT, directory)
+    shutil.copy(BRIDGE_AGENTS / f"{module}.py", directory)
     config = directory / "zeroclaw.toml"
-    config.write_text('[eval.agent]\nfactory = "responses_agent:make_agent"\n', encoding="utf-8")
+    config.write_text(f'[eval.agent]\nfactory = "{module}:make_agent"\n', encoding="utf-8")
     return config
 
 
-@pytest.mark.parametrize("agent", ["notes-agent", "responses-api-agent"])
-def test_the_regression_echo_cases_replay_green_through_an_openai_sdk_agent(
+@pytest.mark.parametrize(
+    "agent",
+    [
+        "notes-agent",  # the example agent: openai SDK, Chat Completions, streaming
+        "responses_agent",  # openai SDK, Responses API, stateful (previous_response_id)
+        "anthropic_agent",  # anthropic SDK, Messages API, streaming
+    ],
+)
+def test_the_regression_echo_cases_replay_green_through_an_sdk_agent(
     tmp_path: Path, agent: str
 ) -> None:
-    if agent == "notes-agent":  # the example agent, on Chat Completions
+    if agent == "notes-agent":
         config = OPENAI_SDK / "zeroclaw.toml"
-    else:  # a stateful agent on the Responses API (previous_response_id)
-        config = responses_agent_config(tmp_path / "agent")
+    else:
+        config = agent_config(tmp_path / "agent", agent)
     run_regression_echo_cases(tmp_path, config)
 
 

@@ -20,6 +20,9 @@ Endpoints under a route's base URL:
   then ``data: [DONE]``).
 - ``POST /responses``: the OpenAI Responses API, non-streaming and streaming
   (:mod:`zeroclaw_eval.bridge_responses`, imported on first use);
+- ``POST /messages``: the Anthropic Messages API, non-streaming and streaming
+  (:mod:`zeroclaw_eval.bridge_anthropic`; Anthropic's SDKs take the route's
+  ``root_url``, as they add ``/v1`` themselves, and send the key as ``x-api-key``);
 - ``GET /models`` and ``GET /models/{id}``: the models the route has been asked
   for, or :data:`DEFAULT_MODEL`.
 
@@ -109,7 +112,10 @@ class BridgeRoute:
         self.label = label
         self.token = secrets.token_hex(8)
         self.api_key = f"zc-{secrets.token_hex(16)}"
-        self.base_url = f"{bridge.url}/r/{self.token}/v1"
+        #: What SDKs that add ``/v1`` themselves (Anthropic's) take as their base URL.
+        self.root_url = f"{bridge.url}/r/{self.token}"
+        #: What ``OPENAI_BASE_URL`` / ``base_url=`` of the OpenAI SDKs take.
+        self.base_url = f"{self.root_url}/v1"
         self.requests: list[BridgeRequest] = []
         self.errors: list[str] = []
         self.models: list[str] = []
@@ -451,6 +457,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(head.encode("latin-1") + b"\r\n" + body)
 
     def _send_error(self, refusal: Refusal) -> None:
+        if self.path.split("?", 1)[0].rstrip("/").endswith("/v1/messages"):
+            # The Anthropic SDKs read their own error shape.
+            error = {"type": refusal.kind, "message": refusal.message}
+            self._send(refusal.status, {"type": "error", "error": error})
+            return
         self._send(
             refusal.status,
             {
@@ -741,6 +752,12 @@ def _model_entry(name: str) -> dict[str, Any]:
     return {"id": name, "object": "model", "created": 0, "owned_by": "zeroclaw-eval"}
 
 
+def _anthropic_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    from zeroclaw_eval.bridge_anthropic import serve_messages  # only when an agent asks
+
+    return serve_messages(route, endpoint, raw)
+
+
 def _responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
     from zeroclaw_eval.bridge_responses import serve_responses  # only when an agent asks
 
@@ -755,4 +772,5 @@ ENDPOINTS: dict[tuple[str, str], Endpoint] = {
     ("POST", "chat"): _chat_completions,
     ("GET", "models"): _models,
     ("POST", "responses"): _responses,
+    ("POST", "messages"): _anthropic_messages,
 }

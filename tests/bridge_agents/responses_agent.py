@@ -37,7 +37,7 @@ class ResponsesAgent:
             response = self.client.responses.create(
                 model="gpt-test",
                 input=new_input,
-                tools=[ECHO],  # type: ignore[list-item]
+                tools=[ECHO],
                 previous_response_id=self.previous,
             )
             self.previous = response.id
