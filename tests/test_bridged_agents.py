@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from zeroclaw_eval.config import AgentTable, load_config
+
 from .bridged_helpers import case_errors, command, configure, factory, run, write_suite
 from .chat_server import ChatServer, text, tool_calls
-from .conftest import echo_case
+from .conftest import PROJECT, echo_case
 
 ATTACHMENTS = {
     "factory": factory("echo_agent:make_agent"),
@@ -177,3 +180,26 @@ def test_live_mode_forwards_the_agents_requests_and_record_writes_replay(
     assert steps[1]["response"]["content"] == "echoed hello"
     # And the recording replays green through the same agent.
     assert run(config, out).exit_code == 0
+
+
+def test_the_readme_configures_both_attachments_as_written(tmp_path: Path) -> None:
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Putting your own agent under test\n", 1)[1].split("\n## ", 1)[0]
+    toml = re.findall(r"```toml\n(.*?)```", section, re.S)[0]
+    tables = []
+    for index, table in enumerate(toml.strip().split("\n\n")):
+        config = tmp_path / f"{index}.toml"
+        config.write_text(table, encoding="utf-8")
+        tables.append(load_config(config).config.agent)
+    assert tables == [
+        AgentTable(factory="my_agent.harness:make_agent"),
+        AgentTable(
+            command=["node", "agent.mjs"],
+            env={"LOG_LEVEL": "debug"},
+            grace_s=2.0,
+            max_concurrency=4,
+        ),
+    ]
+    protocol = re.findall(r"```text\n(.*?)```", section, re.S)[0]
+    lines = [json.loads(line[line.index("{") :]) for line in protocol.splitlines()]
+    assert [line["type"] for line in lines] == ["turn", "reply", "error"]

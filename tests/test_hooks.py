@@ -264,6 +264,12 @@ def test_hook_zeroclaw_eval_register_agents(tmp_path: Path) -> None:
     assert code == 1, stdout  # the reference loop returns the scripted text as it is
     assert '✗ response_contains: "DONE": not found' in stdout
     assert run(suite, "--agent", "shouter", plugin=EveryHook())[0] == 0
+    code, _, stderr = run(suite, "--agent", "whisperer", plugin=EveryHook())
+    assert code == 2
+    assert "unknown agent 'whisperer' (known: reference, shouter)" in stderr
+    listed = run_cli(["eval", "plugins"], EveryHook()).stdout
+    assert "reference (built-in)\n    agents: reference\n" in listed
+    assert "agents: shouter" in listed
     # [eval].agent selects it too, and an unknown name lists the known agents.
     config = tmp_path / "zeroclaw.toml"
     config.write_text('[eval]\nagent = "shouter"\n', encoding="utf-8")

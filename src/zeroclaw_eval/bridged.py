@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from zeroclaw_eval.agent import ModelReply, ToolResult
-from zeroclaw_eval.config import AgentTable
+from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
@@ -85,6 +85,12 @@ class BridgedAgent(AgentUnderTest):
         {"all_tools_succeeded": UNOBSERVABLE_SUCCESS}
     )
 
+    def __init__(self, table: AgentTable) -> None:
+        self.table = table
+
+    def concurrency(self, config: EvalConfig) -> int | None:
+        return self.table.max_concurrency
+
 
 class BridgedSession(AgentSession):
     """One case attempt of a bridged agent: its route, and the evidence that crossed it.
@@ -125,7 +131,10 @@ class BridgedSession(AgentSession):
 
     def wire_error(self) -> RunError | None:
         """The first failure on the route, if any: the cause of whatever followed it."""
-        return RunError(self.route.errors[0]) if self.route.errors else None
+        if not self.route.errors:
+            return None
+        error = self.route.errors[0]
+        return RunError(error if error.startswith("turn ") else f"turn {self._turn}: {error}")
 
     def record(self) -> RunRecord:
         try:
@@ -167,7 +176,7 @@ def attached_agent(
     if table.factory is not None:
         from zeroclaw_eval.factory_agent import FactoryAgent
 
-        return FactoryAgent(table.factory, base_dir, field_name("agent.factory"))
+        return FactoryAgent(table, base_dir, field_name("agent.factory"))
     from zeroclaw_eval.command_agent import CommandAgent
 
     assert table.command is not None  # the table validates that one of the two is given

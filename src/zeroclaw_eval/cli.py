@@ -235,7 +235,7 @@ def _named(
 
 def _agent(registry: Registry, loaded: LoadedConfig, flag: str | None) -> AgentUnderTest:
     """The agent under test: ``--agent NAME``, else ``[eval].agent`` or ``[eval.agent]``."""
-    from zeroclaw_eval.runner import select_agent
+    from zeroclaw_eval.agent_run import select_agent
 
     setting = loaded.config.agent
     if flag is not None or isinstance(setting, str):

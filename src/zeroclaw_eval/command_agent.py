@@ -71,6 +71,7 @@ class CommandAgent(BridgedAgent):
     description = "an agent in any language, run by [eval.agent] command"
 
     def __init__(self, table: AgentTable, base_dir: Path, field: str) -> None:
+        super().__init__(table)
         assert table.command is not None
         self.argv = resolve_command(table.command, base_dir)
         self.shown = shlex.join(table.command)
@@ -188,6 +189,9 @@ class CommandSession(BridgedSession):
             ) from None
         if status != 0:
             raise self._failure(f"the agent {_ended(status)} after its last reply")
+        # Whatever the agent left running must not hold stdout open: kill the group
+        # before reading what is left there.
+        self._kill()
         extra = self._stdout.read(QUOTE_CHARS + 1) if not self._stdout.closed else b""
         if extra.strip():
             raise self._failure(f"the agent printed {_quote(extra)} on stdout after its last reply")

@@ -93,6 +93,9 @@ class AgentTable(BaseModel):
     """Variables added to the agent process's environment (``command`` only)."""
     grace_s: float = Field(DEFAULT_AGENT_GRACE_S, gt=0, allow_inf_nan=False)
     """How long the process may take to exit after its stdin is closed before it is killed."""
+    max_concurrency: int | None = Field(None, ge=1)
+    """How many cases run at once: in replay exactly this many (default 1); in live
+    mode no more than ``[eval.live] max_concurrency`` either."""
 
     @field_validator("factory")
     @classmethod

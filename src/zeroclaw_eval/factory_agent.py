@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.bridged import BridgedAgent, BridgedSession
-from zeroclaw_eval.config import EvalConfig
+from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.under_test import ModelSide
 from zeroclaw_eval.workspace import case_workspace
@@ -35,8 +35,10 @@ class FactoryAgent(BridgedAgent):
     name = "factory"
     description = "a Python agent made in-process by [eval.agent] factory"
 
-    def __init__(self, spec: str, base_dir: Path, field: str) -> None:
-        self.spec = spec
+    def __init__(self, table: AgentTable, base_dir: Path, field: str) -> None:
+        super().__init__(table)
+        assert table.factory is not None
+        self.spec = table.factory
         self.base_dir = base_dir
         self.field = field
         self._factory: Callable[..., Any] | None = None

@@ -3,7 +3,9 @@
 The agent under test is a registered plugin (:mod:`zeroclaw_eval.under_test`):
 the built-in ``reference`` loop, or a team's own agent reached through the
 loopback model bridge, which a run starts once when its agent needs it and stops
-however the run ends. A run error fails its case and is reported with it; it never stops the suite.
+however the run ends (:mod:`zeroclaw_eval.agent_run`).
+
+A run error fails its case and is reported with it; it never stops the suite.
 Nor does a case that hangs: cases run in worker threads under the wall-clock
 limit ``case_timeout_s`` (:mod:`zeroclaw_eval.supervise`). Grading sees only the
 case's expectations and the :class:`RunRecord`: families never see the provider,
@@ -13,15 +15,14 @@ and nothing here formats.
 from __future__ import annotations
 
 import signal
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case
-from zeroclaw_eval.config import AgentTable, EvalConfig
+from zeroclaw_eval.agent_run import OpenSessions, model_bridge, select_agent, workers
+from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
@@ -179,24 +180,34 @@ def run_cases(
     sessions = OpenSessions()
 
     def abandoned(index: int) -> CaseReport:
-        sessions.close(index)
-        return timed_out(index)
+        report = timed_out(index)
+        if sessions.close(index) and agent.needs_bridge:
+            error = f"{report.error}; the agent under test was stopped"
+            report = CaseReport(report.name, report.source, (), error, report.duration_s)
+        return report
 
     with model_bridge(agent.needs_bridge) as bridge:
+
+        def job(index: int) -> CaseReport:
+            try:
+                return attempt(
+                    todo[index],
+                    mode,
+                    registry,
+                    config,
+                    agent=agent,
+                    bridge=bridge,
+                    opened=lambda session: sessions.add(index, session),
+                )
+            finally:
+                sessions.forget(index)
+
         supervisor = Supervisor(
             len(todo),
-            lambda index: attempt(
-                todo[index],
-                mode,
-                registry,
-                config,
-                agent=agent,
-                bridge=bridge,
-                opened=lambda session: sessions.add(index, session),
-            ),
+            job,
             finished,
             abandoned,
-            workers=mode.concurrency(config),
+            workers=workers(mode, agent, config),
             timeout_s=config.case_timeout_s,
         )
         try:
@@ -210,56 +221,6 @@ def run_cases(
     return SuiteReport(
         suite, ordered, mode.name, gating=config.gating, config_digest=config.digest()
     )
-
-
-class OpenSessions:
-    """The agent sessions of the cases running now, so that another thread can close one.
-
-    A Python thread cannot be stopped, but the session it waits on can: closing a
-    command agent's session kills its process group, which ends the wait.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._open: dict[int, list[AgentSession]] = {}
-
-    def add(self, index: int, session: AgentSession) -> None:
-        with self._lock:
-            self._open.setdefault(index, []).append(session)
-
-    def close(self, index: int) -> None:
-        with self._lock:
-            sessions = self._open.pop(index, [])
-        for session in sessions:
-            _close_quietly(session)
-
-    def close_all(self) -> None:
-        with self._lock:
-            sessions = [session for listed in self._open.values() for session in listed]
-            self._open.clear()
-        for session in sessions:
-            _close_quietly(session)
-
-
-def _close_quietly(session: AgentSession) -> None:
-    with suppress(Exception):  # the case is already abandoned, and reported as such
-        session.close()
-
-
-@contextmanager
-def model_bridge(needed: bool) -> Iterator[ModelBridge | None]:
-    """The run's loopback model bridge when ``needed``, stopped on every way out."""
-    if not needed:
-        yield None
-        return
-    from zeroclaw_eval.bridge import ModelBridge
-
-    bridge = ModelBridge()
-    try:
-        bridge.start()
-        yield bridge
-    finally:
-        bridge.close()
 
 
 def interrupted_report(
@@ -318,30 +279,4 @@ def select_mode(registry: Registry, name: str) -> RunMode:
     if entry is None:
         known = ", ".join(sorted(registry.modes)) or "none"
         raise ConfigError(f"mode {name!r} is not registered (known modes: {known})")
-    return entry.obj
-
-
-def select_agent(
-    registry: Registry,
-    setting: str | AgentTable,
-    *,
-    base_dir: Path | None = None,
-    field: Callable[[str], str] | None = None,
-) -> AgentUnderTest:
-    """The agent under test that ``[eval].agent`` names, or that ``[eval.agent]`` attaches.
-
-    A name must be a registered agent; a table attaches a team's own agent through
-    the model bridge, its relative paths taken from ``base_dir`` (default: the
-    working directory). ``field(key)`` names a configuration key in messages.
-    Raises :class:`ConfigError` listing the known agents.
-    """
-    name_of = field if field is not None else (lambda key: f"eval.{key}")
-    if isinstance(setting, AgentTable):
-        from zeroclaw_eval.bridged import attached_agent
-
-        return attached_agent(setting, base_dir or Path.cwd(), name_of)
-    entry = registry.agents.get(setting)
-    if entry is None:
-        known = ", ".join(sorted(registry.agents)) or "none"
-        raise ConfigError(f"{name_of('agent')}={setting!r}: unknown agent (known agents: {known})")
     return entry.obj

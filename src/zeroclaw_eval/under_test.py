@@ -116,6 +116,13 @@ class AgentUnderTest(ABC):
         """How reports and errors name this agent (its registered name by default)."""
         return self.name
 
+    def concurrency(self, config: EvalConfig) -> int | None:
+        """How many cases of this agent may run at once, or ``None`` (the default) to
+        leave it to the mode. In ``replay`` the runner runs exactly this many; in other
+        modes no more than the mode allows.
+        """
+        return None
+
     def check_config(self, config: EvalConfig) -> None:  # noqa: B027 - optional
         """Refuse, before any case runs, what this agent cannot run with.
 

@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 
 def note(*lines: str) -> None:
@@ -20,6 +21,9 @@ def note(*lines: str) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as handle:
             handle.writelines(f"{line}\n" for line in lines)
+
+
+VALID = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
 
 
 def post(body: bytes) -> None:
@@ -57,7 +61,7 @@ def main() -> None:
         sys.stdout.close()
         sys.exit(0)
     elif fault == "mid-turn":
-        post(json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode())
+        post(VALID)
         os._exit(0)
     elif fault == "malformed":
         post(b"{this is not json")
@@ -66,18 +70,34 @@ def main() -> None:
     elif fault == "wrong-turn":
         reply(7)
         sys.stdin.read()
+    elif fault == "rendezvous":
+        meeting = Path(os.environ["RENDEZVOUS"])
+        (meeting / str(os.getpid())).touch()
+        deadline = time.monotonic() + 5
+        while len(list(meeting.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if len(list(meeting.iterdir())) < 2:
+            error = {"type": "error", "turn": 0, "message": "no other case ran beside this one"}
+            print(json.dumps(error), flush=True)
+        else:
+            post(VALID)
+            reply(0)
+        sys.stdin.read()
+    elif fault == "orphan":
+        post(VALID)
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        note(f"pid {child.pid}")
+        reply(0)
+        sys.stdin.read()
+        sys.exit(0)  # its child still runs, holding stdout open
     elif fault == "linger":
-        print(
-            json.dumps({"type": "reply", "turn": json.loads(line)["turn"], "content": "done"}),
-            flush=True,
-        )
+        post(VALID)
+        reply(json.loads(line)["turn"])
         sys.stdin.read()
         time.sleep(600)
     elif fault == "fail-exit":
-        print(
-            json.dumps({"type": "reply", "turn": json.loads(line)["turn"], "content": "done"}),
-            flush=True,
-        )
+        post(VALID)
+        reply(json.loads(line)["turn"])
         sys.stdin.read()
         sys.exit(4)
 
