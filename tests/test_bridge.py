@@ -214,6 +214,23 @@ def test_streamed_text_with_usage_through_the_stream_helper(bridge: ModelBridge)
     assert final.usage.total_tokens == 29
 
 
+def test_streamed_text_before_tool_calls_keeps_both(bridge: ModelBridge) -> None:
+    calls = (ToolCallRequest("call_9", "echo", {"message": "x" * 70}),)
+    script = Script(ModelReply("Let me echo that for you first.", calls))
+    with bridge.open_route("stream-both", script) as route:
+        manager = client_for(route).chat.completions.stream(model="m", messages=USER)
+        with manager as stream:
+            final = stream.get_final_completion()
+
+    message = final.choices[0].message
+    assert message.content == "Let me echo that for you first."
+    assert message.tool_calls is not None
+    assert [(c.id, json.loads(c.function.arguments)) for c in message.tool_calls] == [
+        ("call_9", {"message": "x" * 70})
+    ]
+    assert final.choices[0].finish_reason == "tool_calls"
+
+
 def test_models_lists_the_default_then_the_models_asked_for(bridge: ModelBridge) -> None:
     with bridge.open_route("models", Script(ModelReply("a", ()))) as route:
         client = client_for(route)

@@ -145,9 +145,37 @@ def echo_only(fixture: dict[str, Any]) -> bool:
 UNCERTIFIABLE = "all_tools_succeeded"
 
 
-def test_the_regression_echo_cases_replay_green_through_the_openai_sdk_agent(
-    tmp_path: Path,
+BRIDGE_AGENTS = PROJECT / "tests" / "bridge_agents"
+
+
+def agent_config(directory: Path, module: str) -> Path:
+    """A config attaching ``module:make_agent`` of tests/bridge_agents, copied beside it."""
+    directory.mkdir()
+    shutil.copy(BRIDGE_AGENTS / f"{module}.py", directory)
+    config = directory / "zeroclaw.toml"
+    config.write_text(f'[eval.agent]\nfactory = "{module}:make_agent"\n', encoding="utf-8")
+    return config
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        "notes-agent",  # the example agent: openai SDK, Chat Completions, streaming
+        "responses_agent",  # openai SDK, Responses API, stateful (previous_response_id)
+        "anthropic_agent",  # anthropic SDK, Messages API, streaming
+    ],
+)
+def test_the_regression_echo_cases_replay_green_through_an_sdk_agent(
+    tmp_path: Path, agent: str
 ) -> None:
+    if agent == "notes-agent":
+        config = OPENAI_SDK / "zeroclaw.toml"
+    else:
+        config = agent_config(tmp_path / "agent", agent)
+    run_regression_echo_cases(tmp_path, config)
+
+
+def run_regression_echo_cases(tmp_path: Path, config: Path) -> None:
     suite = tmp_path / "regression-echo"
     suite.mkdir()
     copied = dropped = 0
@@ -162,7 +190,7 @@ def test_the_regression_echo_cases_replay_green_through_the_openai_sdk_agent(
         copied += 1
     assert copied >= 15 and dropped >= 10  # the suite really is exercised
 
-    status, report = run_example(OPENAI_SDK / "zeroclaw.toml", "--suite", suite)
+    status, report = run_example(config, "--suite", suite)
 
     assert failed_checks(report) == {}
     assert [case["error"] for case in report["cases"]] == [None] * copied

@@ -18,8 +18,16 @@ Endpoints under a route's base URL:
   ``type`` and pieces of the function's name and ``arguments`` string, a chunk
   with ``finish_reason``, a usage chunk when ``stream_options.include_usage``,
   then ``data: [DONE]``).
+- ``POST /responses``: the OpenAI Responses API, non-streaming and streaming
+  (:mod:`zeroclaw_eval.bridge_responses`, imported on first use);
+- ``POST /messages``: the Anthropic Messages API, non-streaming and streaming
+  (:mod:`zeroclaw_eval.bridge_anthropic`; Anthropic's SDKs take the route's
+  ``root_url``, as they add ``/v1`` themselves, and send the key as ``x-api-key``);
 - ``GET /models`` and ``GET /models/{id}``: the models the route has been asked
   for, or :data:`DEFAULT_MODEL`.
+
+Whatever the wire format, ``answer`` sees the conversation in the
+chat-completions shape (:class:`BridgeRequest`).
 
 Failures never hang and never print: every refusal is an OpenAI-style error
 body (``{"error": {"message", "type", "param", "code"}}``) with a 4xx status, so
@@ -52,9 +60,10 @@ DEFAULT_MODEL = "zeroclaw-eval-bridge"
 #: The largest request body the bridge reads (a conversation, not an upload).
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
-#: Characters per streamed text or ``arguments`` delta: small enough that a
-#: client really reassembles pieces, large enough to keep the overhead low.
-STREAM_PIECE_CHARS = 16
+#: Characters per streamed text or ``arguments`` delta (a few tokens' worth):
+#: small enough that a client really reassembles pieces, large enough to keep
+#: the chunks, which an SDK parses one by one, few.
+STREAM_PIECE_CHARS = 32
 
 #: How long :meth:`ModelBridge.close` waits for connection threads. Only a thread
 #: still inside an ``answer`` that hangs (a live provider waiting on its network
@@ -103,11 +112,17 @@ class BridgeRoute:
         self.label = label
         self.token = secrets.token_hex(8)
         self.api_key = f"zc-{secrets.token_hex(16)}"
-        self.base_url = f"{bridge.url}/r/{self.token}/v1"
+        #: What SDKs that add ``/v1`` themselves (Anthropic's) take as their base URL.
+        self.root_url = f"{bridge.url}/r/{self.token}"
+        #: What ``OPENAI_BASE_URL`` / ``base_url=`` of the OpenAI SDKs take.
+        self.base_url = f"{self.root_url}/v1"
         self.requests: list[BridgeRequest] = []
         self.errors: list[str] = []
         self.models: list[str] = []
         self.closed = False
+        #: What a wire format keeps between requests (the Responses API's stored
+        #: responses, for ``previous_response_id``).
+        self.memory: dict[str, Any] = {}
         self._answer = answer
         self._bridge = bridge
         # One request at a time per route: a provider is a per-case object.
@@ -278,8 +293,9 @@ class _Server(ThreadingHTTPServer):
         """Stay silent: a client that hangs up mid-reply is not the harness's failure."""
 
 
-class _Refusal(Exception):
-    """An OpenAI-style error reply; on a known route, also one line of its ``errors``."""
+class Refusal(Exception):
+    """Raised by an endpoint to refuse a request: an OpenAI-style error reply with
+    ``status``, and, on a known route, one line of its ``errors``."""
 
     def __init__(
         self, status: int, message: str, code: str | None, kind: str = "invalid_request_error"
@@ -338,11 +354,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._authorize(route)
             handler = ENDPOINTS.get((method, endpoint.split("/")[0]))
             if handler is None:
-                raise _Refusal(
+                raise Refusal(
                     404, f"the bridge does not serve {method} /v1/{endpoint}", "unknown_url"
                 )
-            status, payload = handler(self, route, endpoint, body)
-        except _Refusal as refusal:
+            status, payload = handler(route, endpoint, body)
+        except Refusal as refusal:
             if route is not None:
                 route.fail(refusal.message)
             self._send_error(refusal)
@@ -355,13 +371,13 @@ class _Handler(BaseHTTPRequestHandler):
         parts = path.split("/", 4)
         # ["", "r", token, "v1", endpoint]
         if len(parts) < 5 or parts[1] != "r" or parts[3] != "v1":
-            raise _Refusal(404, f"no bridge route at {one_line(path)!r}", "unknown_route")
+            raise Refusal(404, f"no bridge route at {one_line(path)!r}", "unknown_route")
         route = self.server.bridge.lookup(parts[2])
         if route is None:
-            raise _Refusal(404, "no such bridge route (the case has finished?)", "unknown_route")
+            raise Refusal(404, "no such bridge route (the case has finished?)", "unknown_route")
         if route.closed:
             route.fail(f"the agent made a request after the case's route was closed: {path}")
-            raise _Refusal(
+            raise Refusal(
                 404, f"the bridge route of case {route.label!r} is closed", "unknown_route"
             )
         return route, parts[4].rstrip("/")
@@ -370,7 +386,7 @@ class _Handler(BaseHTTPRequestHandler):
         bearer = self.headers.get("Authorization", "")
         key = bearer[7:] if bearer[:7].lower() == "bearer " else self.headers.get("x-api-key", "")
         if not hmac.compare_digest(key.strip().encode(), route.api_key.encode()):
-            raise _Refusal(
+            raise Refusal(
                 401,
                 "a request with a missing or wrong API key (use the route's api_key)",
                 "invalid_api_key",
@@ -386,10 +402,10 @@ class _Handler(BaseHTTPRequestHandler):
             length = int(length_text)
         except ValueError:
             self.close_connection = True
-            raise _Refusal(400, "Content-Length is not a number", None) from None
+            raise Refusal(400, "Content-Length is not a number", None) from None
         if length < 0 or length > MAX_BODY_BYTES:
             self.close_connection = True
-            raise _Refusal(413, f"a request body of {length} bytes is too large", None)
+            raise Refusal(413, f"a request body of {length} bytes is too large", None)
         return self.rfile.read(length)
 
     def _read_chunked(self) -> bytes:
@@ -401,11 +417,11 @@ class _Handler(BaseHTTPRequestHandler):
                 size = int(line, 16)
             except ValueError:
                 self.close_connection = True
-                raise _Refusal(400, "a malformed chunked request body", None) from None
+                raise Refusal(400, "a malformed chunked request body", None) from None
             total += size
             if total > MAX_BODY_BYTES:
                 self.close_connection = True
-                raise _Refusal(413, "the request body is too large", None)
+                raise Refusal(413, "the request body is too large", None)
             if size == 0:
                 while self.rfile.readline(1024).strip():
                     pass  # trailers
@@ -440,7 +456,12 @@ class _Handler(BaseHTTPRequestHandler):
         # One write for head and body: no partial reply for a client to wait on.
         self.wfile.write(head.encode("latin-1") + b"\r\n" + body)
 
-    def _send_error(self, refusal: _Refusal) -> None:
+    def _send_error(self, refusal: Refusal) -> None:
+        if self.path.split("?", 1)[0].rstrip("/").endswith("/v1/messages"):
+            # The Anthropic SDKs read their own error shape.
+            error = {"type": refusal.kind, "message": refusal.message}
+            self._send(refusal.status, {"type": "error", "error": error})
+            return
         self._send(
             refusal.status,
             {
@@ -461,21 +482,24 @@ _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"
 
 
 # --- Chat Completions ------------------------------------------------------------------
+#
+# The public helpers below are shared with the other wire formats
+# (``bridge_responses``, ``bridge_anthropic``).
 
 
-def _chat_completions(handler: _Handler, route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def _chat_completions(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
     if endpoint != "chat/completions":
-        raise _Refusal(404, f"the bridge does not serve POST /v1/{endpoint}", "unknown_url")
-    body = _decode_object(raw)
+        raise Refusal(404, f"the bridge does not serve POST /v1/{endpoint}", "unknown_url")
+    body = decode_object(raw)
     request = BridgeRequest(
         api="chat.completions",
-        model=_model(body),
+        model=model_name(body),
         messages=_chat_messages(body.get("messages")),
         tools=_tools(body.get("tools")),
-        stream=_flag(body, "stream"),
+        stream=flag(body, "stream"),
         body=body,
     )
-    reply = _ask(route, request)
+    reply = ask(route, request)
     completion_id = f"chatcmpl-{secrets.token_hex(12)}"
     created = int(time.time())
     if not request.stream:
@@ -485,47 +509,50 @@ def _chat_completions(handler: _Handler, route: BridgeRoute, endpoint: str, raw:
     return 200, list(_completion_events(completion_id, created, request.model, reply, usage))
 
 
-def _ask(route: BridgeRoute, request: BridgeRequest) -> ModelReply:
+def ask(route: BridgeRoute, request: BridgeRequest) -> ModelReply:
     """``route``'s answer to ``request``; every failure becomes a recorded 400 refusal."""
     with route.lock:
         try:
             reply = route.answer(request)
         except RunError as exc:
-            raise _Refusal(400, str(exc), CODE_SCRIPT_EXHAUSTED) from None
+            raise Refusal(400, str(exc), CODE_SCRIPT_EXHAUSTED) from None
         except BaseException as exc:  # a provider bug fails its case, not the bridge
-            raise _Refusal(
+            raise Refusal(
                 400, f"answering failed: {type(exc).__name__}: {exc}", CODE_RUN_ERROR
             ) from None
     if not isinstance(reply, ModelReply):
-        raise _Refusal(
+        raise Refusal(
             400, f"answering returned {type(reply).__name__}, not a ModelReply", CODE_RUN_ERROR
         )
     return reply
 
 
-def _decode_object(raw: bytes) -> dict[str, Any]:
+def decode_object(raw: bytes) -> dict[str, Any]:
+    """The request body as a JSON object, or a refusal saying why it is not one."""
     try:
         body = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise _Refusal(400, f"malformed request: the body is not JSON ({exc})", None) from None
+        raise Refusal(400, f"malformed request: the body is not JSON ({exc})", None) from None
     if not isinstance(body, dict):
-        raise _Refusal(400, "malformed request: the body is not a JSON object", None)
+        raise Refusal(400, "malformed request: the body is not a JSON object", None)
     return body
 
 
-def _model(body: Mapping[str, Any]) -> str:
+def model_name(body: Mapping[str, Any]) -> str:
+    """The request's ``model``: a non-empty string, or a refusal."""
     model = body.get("model")
     if not isinstance(model, str) or not model:
-        raise _Refusal(400, "malformed request: model must be a non-empty string", None)
+        raise Refusal(400, "malformed request: model must be a non-empty string", None)
     return model
 
 
-def _flag(body: Mapping[str, Any], key: str) -> bool:
+def flag(body: Mapping[str, Any], key: str) -> bool:
+    """A boolean switch of the request (``stream``...): absent or null is false."""
     value = body.get(key, False)
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise _Refusal(400, f"malformed request: {key} must be true or false", None)
+        raise Refusal(400, f"malformed request: {key} must be true or false", None)
     return value
 
 
@@ -533,40 +560,40 @@ def _tools(value: Any) -> list[dict[str, Any]]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(tool, dict) for tool in value):
-        raise _Refusal(400, "malformed request: tools must be a list of objects", None)
+        raise Refusal(400, "malformed request: tools must be a list of objects", None)
     return value
 
 
 def _chat_messages(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not value:
-        raise _Refusal(400, "malformed request: messages must be a non-empty list", None)
+        raise Refusal(400, "malformed request: messages must be a non-empty list", None)
     return [_chat_message(index, message) for index, message in enumerate(value)]
 
 
 def _chat_message(index: int, message: Any) -> dict[str, Any]:
     where = f"messages[{index}]"
     if not isinstance(message, dict):
-        raise _Refusal(400, f"malformed request: {where} is not an object", None)
+        raise Refusal(400, f"malformed request: {where} is not an object", None)
     role = message.get("role")
     if not isinstance(role, str) or not role:
-        raise _Refusal(400, f"malformed request: {where}.role is missing", None)
+        raise Refusal(400, f"malformed request: {where}.role is missing", None)
     shaped = dict(message)
     if "content" in message:
-        shaped["content"] = _text_content(f"{where}.content", message["content"])
+        shaped["content"] = text_content(f"{where}.content", message["content"])
     if role == "tool" and not isinstance(message.get("tool_call_id"), str):
-        raise _Refusal(400, f"malformed request: {where}.tool_call_id is missing", None)
+        raise Refusal(400, f"malformed request: {where}.tool_call_id is missing", None)
     calls = message.get("tool_calls")
     if calls is not None:
         if not isinstance(calls, list):
-            raise _Refusal(400, f"malformed request: {where}.tool_calls is not a list", None)
+            raise Refusal(400, f"malformed request: {where}.tool_calls is not a list", None)
         for position, call in enumerate(calls):
             function = call.get("function") if isinstance(call, dict) else None
             if not isinstance(call, dict) or not isinstance(call.get("id"), str):
-                raise _Refusal(
+                raise Refusal(
                     400, f"malformed request: {where}.tool_calls[{position}].id is missing", None
                 )
             if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
-                raise _Refusal(
+                raise Refusal(
                     400,
                     f"malformed request: {where}.tool_calls[{position}].function.arguments "
                     "must be a string",
@@ -575,7 +602,7 @@ def _chat_message(index: int, message: Any) -> dict[str, Any]:
     return shaped
 
 
-def _text_content(where: str, content: Any) -> str | None:
+def text_content(where: str, content: Any) -> str | None:
     """``content`` as one string: a list of text parts is joined, anything else refused."""
     if content is None or isinstance(content, str):
         return content
@@ -584,7 +611,7 @@ def _text_content(where: str, content: Any) -> str | None:
         for position, part in enumerate(content):
             if not isinstance(part, dict) or not isinstance(part.get("text"), str):
                 kind = part.get("type") if isinstance(part, dict) else type(part).__name__
-                raise _Refusal(
+                raise Refusal(
                     400,
                     f"malformed request: {where}[{position}] is a {kind!s} part; "
                     "the bridge carries text parts only",
@@ -592,10 +619,11 @@ def _text_content(where: str, content: Any) -> str | None:
                 )
             texts.append(part["text"])
         return "".join(texts)
-    raise _Refusal(400, f"malformed request: {where} is {type(content).__name__}, not text", None)
+    raise Refusal(400, f"malformed request: {where} is {type(content).__name__}, not text", None)
 
 
-def _arguments_text(arguments: Mapping[str, Any]) -> str:
+def arguments_text(arguments: Mapping[str, Any]) -> str:
+    """Tool-call arguments as the JSON string the OpenAI APIs send."""
     return json.dumps(arguments, ensure_ascii=False)
 
 
@@ -622,7 +650,7 @@ def _completion(completion_id: str, created: int, model: str, reply: ModelReply)
             {
                 "id": call.call_id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": _arguments_text(call.arguments)},
+                "function": {"name": call.name, "arguments": arguments_text(call.arguments)},
             }
             for call in reply.tool_calls
         ]
@@ -644,7 +672,8 @@ def _completion(completion_id: str, created: int, model: str, reply: ModelReply)
     }
 
 
-def _pieces(text: str) -> Iterator[str]:
+def pieces(text: str) -> Iterator[str]:
+    """``text`` cut into the deltas of a stream."""
     for start in range(0, len(text), STREAM_PIECE_CHARS):
         yield text[start : start + STREAM_PIECE_CHARS]
 
@@ -668,25 +697,27 @@ def _completion_events(
         return _sse(chunk)
 
     text = reply.content or ""
-    yield event({"role": "assistant", "content": "" if not reply.tool_calls else None})
-    for piece in _pieces(text):
-        yield event({"content": piece})
+    first: dict[str, Any] = {"role": "assistant", "content": None if reply.tool_calls else ""}
+    for piece in pieces(text):
+        yield event(first)
+        first = {"content": piece}
     for index, call in enumerate(reply.tool_calls):
-        arguments = _arguments_text(call.arguments)
-        yield event(
+        # OpenAI opens a tool call with its id, type and name, then streams the
+        # arguments; with no text before it, in the chunk that carries the role.
+        first["tool_calls"] = [
             {
-                "tool_calls": [
-                    {
-                        "index": index,
-                        "id": call.call_id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": ""},
-                    }
-                ]
+                "index": index,
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
             }
-        )
-        for piece in _pieces(arguments):
+        ]
+        yield event(first)
+        first = {}
+        for piece in pieces(arguments_text(call.arguments)):
             yield event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    if first:
+        yield event(first)
     yield event({}, _finish_reason(reply))
     if include_usage:
         yield _sse(
@@ -710,7 +741,7 @@ def _sse(document: Mapping[str, Any]) -> bytes:
 # --- Models ----------------------------------------------------------------------------
 
 
-def _models(handler: _Handler, route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def _models(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
     names = list(route.models) or [DEFAULT_MODEL]
     if endpoint == "models":
         return 200, {"object": "list", "data": [_model_entry(name) for name in names]}
@@ -721,10 +752,25 @@ def _model_entry(name: str) -> dict[str, Any]:
     return {"id": name, "object": "model", "created": 0, "owned_by": "zeroclaw-eval"}
 
 
-Endpoint = Callable[[_Handler, BridgeRoute, str, bytes], "Served"]
+def _anthropic_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    from zeroclaw_eval.bridge_anthropic import serve_messages  # only when an agent asks
+
+    return serve_messages(route, endpoint, raw)
+
+
+def _responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    from zeroclaw_eval.bridge_responses import serve_responses  # only when an agent asks
+
+    return serve_responses(route, endpoint, raw)
+
+
+Endpoint = Callable[[BridgeRoute, str, bytes], "Served"]
+"""Serves one request: the route, the path under ``/v1``, the raw body."""
 
 #: ``(method, first path segment under /v1)`` -> the function serving it.
 ENDPOINTS: dict[tuple[str, str], Endpoint] = {
     ("POST", "chat"): _chat_completions,
     ("GET", "models"): _models,
+    ("POST", "responses"): _responses,
+    ("POST", "messages"): _anthropic_messages,
 }

@@ -1,7 +1,8 @@
 """A small agent written on the official ``openai`` SDK, the way a team writes its own.
 
-It streams every model reply (``client.chat.completions.stream``), runs the tools
-the model asks for, sends their results back, and answers when the model does.
+It streams every model reply (``stream=True``, rebuilding text and tool calls
+from the deltas as they arrive), runs the tools the model asks for, sends their
+results back, and answers when the model does.
 Its tools are its own, and real:
 
 - ``echo``: returns its ``message`` argument, or ``(empty)`` when that is missing
@@ -97,55 +98,55 @@ class NotesAgent:
         """Answer one user message, calling tools as the model asks."""
         self.history.append({"role": "user", "content": user_input})
         for _ in range(MAX_ROUNDS):
-            message = self.ask()
-            calls = message.tool_calls or []
+            text, calls = self.ask()
             if not calls:
-                text = message.content or ""
                 self.history.append({"role": "assistant", "content": text})
                 return text
-            self.history.append(
-                {
-                    "role": "assistant",
-                    "content": message.content,
-                    "tool_calls": [
-                        {
-                            "id": call.id,
-                            "type": "function",
-                            "function": {
-                                "name": call.function.name,
-                                "arguments": call.function.arguments,
-                            },
-                        }
-                        for call in calls
-                    ],
-                }
-            )
+            self.history.append({"role": "assistant", "content": text or None, "tool_calls": calls})
             for call in calls:
-                self.send_result(call.id, self.run_tool(call))
+                self.send_result(call["id"], self.run_tool(call["function"]))
         raise RuntimeError(f"the model asked for tools {MAX_ROUNDS} times in a row")
 
-    def ask(self) -> Any:
-        """One streamed model reply, reassembled by the SDK."""
-        with self.client.chat.completions.stream(
+    def ask(self) -> tuple[str, list[dict[str, Any]]]:
+        """One streamed model reply: its text and its tool calls, rebuilt from the deltas."""
+        # The history and tools are plain dicts, not the SDK's TypedDicts.
+        stream = self.client.chat.completions.create(  # type: ignore[call-overload]
             model=MODEL,
-            messages=self.history,  # type: ignore[arg-type]
-            tools=TOOLS,  # type: ignore[arg-type]
+            messages=self.history,
+            tools=TOOLS,
+            stream=True,
             stream_options={"include_usage": True},
-        ) as stream:
-            for _event in stream:
-                pass  # a UI would render the deltas here
-            return stream.get_final_completion().choices[0].message
+        )
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        for chunk in stream:
+            for choice in chunk.choices:
+                delta = choice.delta
+                if delta.content:
+                    text.append(delta.content)  # a UI would render it now
+                for piece in delta.tool_calls or ():
+                    call = calls.setdefault(
+                        piece.index,
+                        {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
+                    )
+                    call["id"] = piece.id or call["id"]
+                    if piece.function is not None:
+                        call["function"]["name"] += piece.function.name or ""
+                        call["function"]["arguments"] += piece.function.arguments or ""
+        return "".join(text), [calls[index] for index in sorted(calls)]
 
     def send_result(self, call_id: str, result: str) -> None:
         """Give a tool's result to the model with the next request."""
         self.history.append({"role": "tool", "tool_call_id": call_id, "content": result})
 
-    def run_tool(self, call: Any) -> str:
-        tool = self.tools.get(call.function.name)
+    def run_tool(self, function: dict[str, str]) -> str:
+        """Run one requested tool; whatever goes wrong is text for the model."""
+        name = function["name"]
+        tool = self.tools.get(name)
         if tool is None:
-            return f"unknown tool {call.function.name!r}"
+            return f"unknown tool {name!r}"
         try:
-            arguments = json.loads(call.function.arguments or "{}")
+            arguments = json.loads(function["arguments"] or "{}")
         except ValueError as exc:
             return f"arguments are not JSON: {exc}"
         if not isinstance(arguments, dict):
@@ -153,7 +154,7 @@ class NotesAgent:
         try:
             return tool(arguments)
         except Exception as exc:  # a tool's failure is the model's to read
-            return f"{call.function.name} failed: {exc}"
+            return f"{name} failed: {exc}"
 
     # --- the tools ----------------------------------------------------------------
 
