@@ -1,6 +1,6 @@
 """What the loopback model bridge costs per model round trip, beside the reference loop.
 
-    .venv/bin/python benchmarks/bridge.py [--cases 200] [--rounds 5]
+    .venv/bin/python benchmarks/bridge.py [--cases 100] [--rounds 5] [--parallel 1000]
 
 The same fixtures (W3 of ``benchmarks/run.py``: one scripted ``echo`` call, then
 a final text; two model round trips a case) are answered by the same replay
@@ -67,7 +67,7 @@ from zeroclaw_eval.fixture import LlmTrace
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT / "examples" / "agents" / "openai_sdk"))
 
-from notes_agent import make_agent  # noqa: E402
+from notes_agent import make_agent, shared_http_client  # noqa: E402
 
 NOTES_AGENT = PROJECT / "examples" / "agents" / "openai_sdk" / "notes_agent.py"
 ZEROCLAW = Path(sys.executable).with_name("zeroclaw")
@@ -195,7 +195,11 @@ def sdk(stream: bool) -> Row:
         provider = ReplayProvider(trace)
         provider.begin_turn(0)
         with bridge.open_route(f"bench-{case}", replay_answer(provider)) as route:
-            client = openai.OpenAI(base_url=route.base_url, api_key=route.api_key)
+            # One shared HTTP pool, as the notes agent does: a fresh one per case
+            # would time the TLS context the SDK builds, not the round trips.
+            client = openai.OpenAI(
+                base_url=route.base_url, api_key=route.api_key, http_client=shared_http_client()
+            )
 
             def post(messages: list[Any]) -> dict[str, Any]:
                 if stream:
@@ -217,7 +221,6 @@ def sdk(stream: bool) -> Row:
                 }
 
             turn = two_requests(trace, case, post)
-            client.close()
         provider.end_turn(0)
         return turn
 
@@ -258,7 +261,7 @@ def parallel(name: str, traces_: list[LlmTrace], workers: int, bridge: ModelBrid
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", type=int, default=200, help="cases per round (default 200)")
+    parser.add_argument("--cases", type=int, default=100, help="cases per round (default 100)")
     parser.add_argument("--rounds", type=int, default=5, help="measured rounds (default 5)")
     parser.add_argument(
         "--parallel", type=int, default=1000, help="cases of the 8-way run (default 1,000; 0: none)"
