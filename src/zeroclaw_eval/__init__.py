@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import Case, Expectation, admit_file
     from zeroclaw_eval.agent import Agent, ModelReply, Provider, Tool, ToolCallRequest, ToolResult
+    from zeroclaw_eval.bridged import BridgedAgent, BridgedSession
     from zeroclaw_eval.config import EvalConfig, load_config
     from zeroclaw_eval.errors import (
         AdmissionError,
@@ -51,6 +52,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolCallRequest",
         "ToolResult",
     ),
+    "zeroclaw_eval.bridged": ("BridgedAgent", "BridgedSession"),
     "zeroclaw_eval.config": ("EvalConfig", "load_config"),
     "zeroclaw_eval.errors": (
         "AdmissionError",
@@ -96,6 +98,8 @@ __all__ = [
     "Agent",
     "AgentSession",
     "AgentUnderTest",
+    "BridgedAgent",
+    "BridgedSession",
     "Case",
     "CaseProvider",
     "CaseReport",

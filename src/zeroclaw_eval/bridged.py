@@ -78,18 +78,22 @@ def offered_tools(entries: Sequence[Mapping[str, Any]]) -> list[OfferedTool]:
 
 
 class BridgedAgent(AgentUnderTest):
-    """An agent the harness reaches only through the model bridge."""
+    """An agent the harness reaches only through the model bridge.
+
+    The two attachments of ``[eval.agent]`` are bridged agents; a plugin can
+    register one of its own by name: subclass this and :class:`BridgedSession`.
+    """
 
     needs_bridge = True
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType(
         {"all_tools_succeeded": UNOBSERVABLE_SUCCESS}
     )
 
-    def __init__(self, table: AgentTable) -> None:
+    def __init__(self, table: AgentTable | None = None) -> None:
         self.table = table
 
     def concurrency(self, config: EvalConfig) -> int | None:
-        return self.table.max_concurrency
+        return self.table.max_concurrency if self.table is not None else None
 
 
 class BridgedSession(AgentSession):
