@@ -27,15 +27,15 @@ columns do not.
 Then ``--parallel`` cases (1,000 by default) run 8 at a time on one bridge,
 through the reference loop and through the notes agent: the whole run's
 seconds, against the target of 10 s for the notes agent. This drives the agent
-and the bridge directly, as the runner does; then the same suite through the
-real ``zeroclaw eval run`` (a fresh process: start-up, admission, the runner,
-grading, the report), with ``[eval.agent] max_concurrency = 8``.
+and the bridge directly, as the runner does; ``benchmarks/bridged_suite.py``
+times the same through the real ``zeroclaw eval run``.
 
 Target: the bridge adds under 2 ms per round trip. Its share is the ``raw http``
 row's ``+ms/trip`` (the bridge with the least client there is) and, with the SDK
 as client, the ``bridge cpu`` column; the rest of an SDK round trip is the SDK's
-own work (``agent cpu``), which an agent pays against any endpoint. Every case's calls and final
-text are checked, so a fast wrong answer stops the script.
+own work (``agent cpu``), which an agent pays against any endpoint. Every
+case's calls and final text are checked, so a fast wrong answer stops the
+script.
 """
 
 from __future__ import annotations
@@ -44,11 +44,8 @@ import argparse
 import http.client
 import json
 import os
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -69,11 +66,8 @@ sys.path.insert(0, str(PROJECT / "examples" / "agents" / "openai_sdk"))
 
 from notes_agent import make_agent, shared_http_client  # noqa: E402
 
-NOTES_AGENT = PROJECT / "examples" / "agents" / "openai_sdk" / "notes_agent.py"
-ZEROCLAW = Path(sys.executable).with_name("zeroclaw")
-
 sys.path.insert(0, str(PROJECT / "benchmarks"))
-from run import echo_case, write_suite  # noqa: E402
+from run import echo_case  # noqa: E402
 
 Row = Callable[[LlmTrace, int, ModelBridge], "Turn"]
 """Runs one case and returns what its turn (its model round trips) cost."""
@@ -324,39 +318,6 @@ def main() -> None:
             if target:
                 target += "met" if seconds < PARALLEL_TARGET_S else "missed"
             print(f"{name:<13}{seconds:>9.2f}{target}")
-    print(f"\nthe same through the zeroclaw CLI, {WORKERS}-way (whole process, s):")
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
-        write_suite(root / "w3", options.parallel, echo_case)
-        shutil.copy(NOTES_AGENT, root)
-        (root / "reference.toml").write_text('[eval]\nsuite_dir = "w3"\n', encoding="utf-8")
-        (root / "notes.toml").write_text(
-            '[eval]\nsuite_dir = "w3"\n\n[eval.agent]\nfactory = "notes_agent:make_agent"\n'
-            f"max_concurrency = {WORKERS}\n",
-            encoding="utf-8",
-        )
-        for name, config in (("reference", "reference.toml"), ("notes agent", "notes.toml")):
-            seconds = cli_run(root / config, options.parallel)
-            target = "" if name == "reference" else f"  < {PARALLEL_TARGET_S:g} s: "
-            if target:
-                target += "met" if seconds < PARALLEL_TARGET_S else "missed"
-            print(f"{name:<13}{seconds:>9.2f}{target}")
-
-
-def cli_run(config: Path, cases: int) -> float:
-    """Seconds of one ``zeroclaw eval run --config CONFIG``, which must pass every case."""
-    started = time.perf_counter()
-    result = subprocess.run(
-        [str(ZEROCLAW), "eval", "run", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    seconds = time.perf_counter() - started
-    last = result.stdout.rstrip("\n").rsplit("\n", 1)[-1]
-    if result.returncode != 0 or last != f"{cases}/{cases} cases passed":
-        sys.exit(f"{config.name}: exit {result.returncode}: {last!r}\n{result.stderr[-2000:]}")
-    return seconds
 
 
 if __name__ == "__main__":
