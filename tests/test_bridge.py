@@ -11,11 +11,15 @@ import http.client
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zeroclaw_eval.agent import ModelReply, ToolCallRequest
 from zeroclaw_eval.bridge import (
@@ -493,3 +497,71 @@ def test_the_bridge_never_writes_to_stderr(
     captured = capfd.readouterr()
     assert captured.err == ""
     assert captured.out == ""
+
+
+def test_requests_on_one_route_are_answered_one_at_a_time(bridge: ModelBridge) -> None:
+    inside = 0
+    overlaps: list[int] = []
+    lock = threading.Lock()
+
+    def slow(request: BridgeRequest) -> ModelReply:
+        nonlocal inside
+        with lock:
+            inside += 1
+            overlaps.append(inside)
+        time.sleep(0.02)  # long enough for the other requests to arrive meanwhile
+        with lock:
+            inside -= 1
+        return ModelReply(request.messages[-1]["content"], ())
+
+    with bridge.open_route("serial", slow) as route:
+        client = client_for(route)
+
+        def ask(index: int) -> str:
+            message = [{"role": "user", "content": f"q{index}"}]
+            reply = client.chat.completions.create(model="m", messages=message)
+            return reply.choices[0].message.content or ""
+
+        with ThreadPoolExecutor(6) as pool:
+            answers = list(pool.map(ask, range(6)))
+
+    assert answers == [f"q{index}" for index in range(6)]
+    assert overlaps == [1] * 6  # never two at once: a provider is a per-case object
+    assert len(route.requests) == 6
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    text=st.text(max_size=120),
+    calls=st.lists(
+        st.tuples(
+            st.text(alphabet=st.characters(categories=("L", "N")), min_size=1, max_size=12),
+            st.dictionaries(st.text(max_size=8), st.text(max_size=40), max_size=3),
+        ),
+        max_size=3,
+    ),
+)
+def test_any_reply_streams_back_to_exactly_itself(
+    text: str, calls: list[tuple[str, dict[str, str]]]
+) -> None:
+    requests = tuple(
+        ToolCallRequest(f"call_{index}", name, arguments)
+        for index, (name, arguments) in enumerate(calls)
+    )
+    reply = ModelReply(text, requests, input_tokens=len(text), output_tokens=len(calls))
+    with ModelBridge() as running, running.open_route("any", Script(reply)) as route:
+        manager = client_for(route).chat.completions.stream(
+            model="m", messages=USER, stream_options={"include_usage": True}
+        )
+        with manager as stream:
+            final = stream.get_final_completion()
+
+    message = final.choices[0].message
+    assert (message.content or "") == text
+    streamed = [
+        (call.id, call.function.name, json.loads(call.function.arguments))
+        for call in message.tool_calls or []
+    ]
+    assert streamed == [(call.call_id, call.name, call.arguments) for call in requests]
+    assert final.usage is not None
+    assert (final.usage.prompt_tokens, final.usage.completion_tokens) == (len(text), len(calls))

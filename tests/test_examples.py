@@ -3,8 +3,9 @@
 Each good example's suite must pass (exit 0) and each deliberately broken
 variant's must fail (exit 1) on exactly the checks its bug breaks, with no run
 error standing in for them. And the regression suite's ``echo`` cases must replay
-green through the ``openai``-SDK example agent too: the same fixtures, graded the
-same way, through a second, independent agent.
+green through the ``openai``-SDK example agent too, and through two more agents of
+``tests/bridge_agents`` (one on the Responses API, one on the ``anthropic`` SDK):
+the same fixtures, graded the same way, through independent agents.
 
 These runs need ``node`` (Node 20) and the ``openai`` package; under CI a
 missing one fails the tests instead of skipping them.

@@ -1,8 +1,9 @@
 // An agent written in JavaScript for Node 20: plain fetch, no dependencies.
 //
 // It speaks the OpenAI Chat Completions API to whatever OPENAI_BASE_URL names
-// (with OPENAI_API_KEY), runs the tools the model asks for, sends their results
-// back, and answers when the model does. Its tools:
+// (with OPENAI_API_KEY), streaming each reply and reading the server-sent
+// events itself, runs the tools the model asks for, sends their results back,
+// and answers when the model does. Its tools:
 //   echo   - returns its `message` argument, or "(empty)" when that is missing
 //            or not a string;
 //   sha256 - the hex SHA-256 of its `text` argument (UTF-8).
@@ -68,17 +69,47 @@ export function runTool(call) {
   }
 }
 
+// One model reply, streamed: server-sent events read off the response body,
+// text and tool-call deltas put back together as they arrive.
 async function complete(messages) {
   const response = await fetch(`${BASE_URL}/chat/completions`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${API_KEY}` },
-    body: JSON.stringify({ model: MODEL, messages, tools: TOOLS }),
+    body: JSON.stringify({ model: MODEL, messages, tools: TOOLS, stream: true }),
   });
-  const body = await response.json();
   if (!response.ok) {
+    const body = await response.json().catch(() => null);
     throw new Error(`HTTP ${response.status}: ${body?.error?.message ?? "no error message"}`);
   }
-  return body.choices[0].message;
+  const message = { role: "assistant", content: "", tool_calls: [] };
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const bytes of response.body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      for (const line of event.split("\n")) {
+        if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+        for (const choice of JSON.parse(line.slice(6)).choices) {
+          const delta = choice.delta ?? {};
+          if (delta.content) message.content += delta.content;
+          for (const piece of delta.tool_calls ?? []) {
+            const call = (message.tool_calls[piece.index] ??= {
+              id: "",
+              type: "function",
+              function: { name: "", arguments: "" },
+            });
+            if (piece.id) call.id = piece.id;
+            call.function.name += piece.function?.name ?? "";
+            call.function.arguments += piece.function?.arguments ?? "";
+          }
+        }
+      }
+    }
+  }
+  return message;
 }
 
 // One conversation; `toolRunner` turns a tool call into its result text.
@@ -88,13 +119,13 @@ export function makeAgent(toolRunner = runTool) {
     history.push({ role: "user", content: userInput });
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const message = await complete(history);
-      const calls = message.tool_calls ?? [];
+      const calls = message.tool_calls;
       if (calls.length === 0) {
-        const text = message.content ?? "";
+        const text = message.content;
         history.push({ role: "assistant", content: text });
         return text;
       }
-      history.push({ role: "assistant", content: message.content ?? null, tool_calls: calls });
+      history.push({ role: "assistant", content: message.content || null, tool_calls: calls });
       for (const call of calls) {
         history.push({ role: "tool", tool_call_id: call.id, content: toolRunner(call) });
       }
