@@ -14,26 +14,65 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
-PROJECT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PROJECT))  # for the test server in tests/
-
-from tests.chat_server import ChatServer, Reply, conversations, text  # noqa: E402
-
-from zeroclaw_eval import EvalConfig, run_suite  # noqa: E402
-from zeroclaw_eval.config import LiveConfig  # noqa: E402
+from zeroclaw_eval import EvalConfig, run_suite
+from zeroclaw_eval.config import LiveConfig
 
 CASES = 40
 DELAY_S = 0.2
 
 
-def write_suite(directory: Path) -> dict[str, list[Reply]]:
-    """Write the cases; return the server's script (one 200 ms text reply per case)."""
-    script: dict[str, list[Reply]] = {}
+@contextmanager
+def chat_server(answers: dict[str, str], delay_s: float) -> Iterator[str]:
+    """A chat-completions endpoint on 127.0.0.1 answering each conversation (keyed by
+    its first user message) with one text reply after ``delay_s``; yields its base URL.
+    The benchmark's own: it never depends on the test suite."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            first = next(m["content"] for m in body["messages"] if m["role"] == "user")
+            time.sleep(delay_s)
+            message = {"role": "assistant", "content": answers[first]}
+            reply: dict[str, Any] = {
+                "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+            }
+            payload = json.dumps(reply).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def write_suite(directory: Path) -> dict[str, str]:
+    """Write the cases; return what the server answers each (one text reply per case)."""
+    script: dict[str, str] = {}
     for n in range(CASES):
         prompt = f"Say the number {n}"
         case = {
@@ -42,7 +81,7 @@ def write_suite(directory: Path) -> dict[str, list[Reply]]:
             "expects": {"response_contains": [str(n)]},
         }
         (directory / f"{n:02d}.json").write_text(json.dumps(case), encoding="utf-8")
-        script[prompt] = [text(f"The number is {n}.")]
+        script[prompt] = f"The number is {n}."
     return script
 
 
@@ -64,11 +103,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         suite = Path(tmp)
         script = write_suite(suite)
-        with ChatServer(conversations(script, delay_s=DELAY_S)) as server:
+        with chat_server(script, DELAY_S) as url:
             results: dict[int, list[float]] = {1: [], 8: []}
             for _ in range(args.repeat):
                 for concurrency in results:
-                    results[concurrency].append(timed_run(suite, server.url, concurrency))
+                    results[concurrency].append(timed_run(suite, url, concurrency))
     sequential = statistics.median(results[1])
     parallel = statistics.median(results[8])
     print(f"{CASES} live cases, server answers after {DELAY_S * 1000:.0f} ms, {args.repeat} runs")

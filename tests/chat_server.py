@@ -7,25 +7,36 @@ test can assert what the harness sent. It never listens beyond loopback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+#: A self-signed certificate for 127.0.0.1 (valid until 2126) and its key, test data
+#: only. A client trusts it through ``SSL_CERT_FILE=TLS_CERTIFICATE``.
+TLS_CERTIFICATE = Path(__file__).parent / "tls" / "loopback.crt"
+TLS_KEY = Path(__file__).parent / "tls" / "loopback.key"
 
 
 @dataclass(frozen=True)
 class Reply:
-    """What the server answers: a status, a body (an object is sent as JSON), headers, a delay."""
+    """What the server answers: a status, a body (an object is sent as JSON), headers, a
+    delay before answering, and ``drip_s``: send the body one byte every ``drip_s`` seconds.
+    """
 
     body: Any = None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    drip_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -81,6 +92,38 @@ def _completion(message: dict[str, Any], prompt_tokens: int, completion_tokens: 
     )
 
 
+def shaped(
+    reply: Reply,
+    *,
+    message: dict[str, Any] | None = None,
+    drop_message: tuple[str, ...] = (),
+    drop: tuple[str, ...] = (),
+    finish_reason: str | None = None,
+    **top: Any,
+) -> Reply:
+    """``reply`` reshaped as real servers send it: ``message`` keys merged into the
+    message (``content``, ``refusal``, ``reasoning_content``...), message keys in
+    ``drop_message`` and top-level keys in ``drop`` removed (``usage``, a call's
+    ``id`` via ``drop_message=("tool_call_ids",)``), another ``finish_reason``, and
+    any top-level field set (``model``, ``system_fingerprint``...).
+    """
+    body = json.loads(json.dumps(reply.body))
+    choice = body["choices"][0]
+    choice["message"].update(message or {})
+    for key in drop_message:
+        if key == "tool_call_ids":
+            for call in choice["message"]["tool_calls"]:
+                del call["id"]
+        else:
+            del choice["message"][key]
+    if finish_reason is not None:
+        choice["finish_reason"] = finish_reason
+    for key in drop:
+        del body[key]
+    body.update(top)
+    return Reply(body, reply.status, reply.headers, reply.delay_s, reply.drip_s)
+
+
 Responder = Callable[[Request], Reply]
 
 
@@ -108,7 +151,7 @@ def conversations(script: dict[str, list[Reply]], delay_s: float = 0.0) -> Respo
 class ChatServer:
     """The server. Use as a context manager; ``url`` is the ``base_url`` to configure."""
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    def __init__(self, responder: Responder | None = None, *, tls: bool = False) -> None:
         self.script: deque[Reply] = deque()
         self.requests: list[Request] = []
         self.max_in_flight = 0
@@ -117,12 +160,18 @@ class ChatServer:
         self._responder = responder or self._next_scripted
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
+        self._scheme = "http"
+        if tls:  # HTTPS with the self-signed loopback certificate (TLS_CERTIFICATE)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(TLS_CERTIFICATE, TLS_KEY)
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+            self._scheme = "https"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"{self._scheme}://{host!s}:{port}/v1"
 
     def add(self, replies: Iterable[Reply]) -> None:
         """Queue replies for the default responder, answered in request order."""
@@ -163,12 +212,14 @@ class ChatServer:
                 try:
                     reply = server._responder(request)
                     time.sleep(reply.delay_s)
-                    self._send(reply)
-                except OSError:
-                    pass  # the client gave up (a timeout under test): nothing to answer
                 finally:
+                    # Counted out before answering: once the client has its reply it
+                    # may send the next request before this thread runs again.
                     with server._lock:
                         server._in_flight -= 1
+                # OSError: the client gave up (a timeout under test): nothing to answer.
+                with contextlib.suppress(OSError):
+                    self._send(reply)
 
             def _send(self, reply: Reply) -> None:
                 if isinstance(reply.body, bytes):
@@ -181,7 +232,13 @@ class ChatServer:
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(payload)
+                if not reply.drip_s:
+                    self.wfile.write(payload)
+                    return
+                for index in range(len(payload)):  # a stalled server: a byte at a time
+                    self.wfile.write(payload[index : index + 1])
+                    self.wfile.flush()
+                    time.sleep(reply.drip_s)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # keep test output clean

@@ -45,12 +45,18 @@ def _toml(value: Any) -> str:
 
 
 def zeroclaw(
-    *args: str, cwd: Path, key: str | None = SECRET, stderr: int | None = None
+    *args: str,
+    cwd: Path,
+    key: str | None = SECRET,
+    stderr: int | None = None,
+    env_extra: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``zeroclaw`` console script in ``cwd`` with the API key in its env."""
+    """Run the installed ``zeroclaw`` console script in ``cwd`` with the API key in its env
+    (and ``env_extra``)."""
     env = {k: v for k, v in os.environ.items() if k != KEY_ENV}
     if key is not None:
         env[KEY_ENV] = key
+    env.update(env_extra or {})
     return subprocess.run(
         [ZEROCLAW, *args],
         cwd=cwd,

@@ -221,8 +221,8 @@ REFUSALS: dict[str, tuple[Any, str, str]] = {
         "unknown key",
     ),
     "unknown_key_in_tool_calls_response": (
-        edited(lambda c: step(0)(c)["response"].update(content="x")),
-        'turns[0].steps[0].response.content="x"',
+        edited(lambda c: step(0)(c)["response"].update(text="x")),
+        'turns[0].steps[0].response.text="x"',
         "unknown key",
     ),
     "unknown_key_in_tool_call": (

@@ -241,3 +241,18 @@ def test_a_plugin_registers_a_bridged_agent_by_name(tmp_path: Path) -> None:
     result = run_cli(args, Plugin())
     assert result.exit_code == 1
     assert "expects.all_tools_succeeded=true: agent 'echoing' cannot certify" in result.stderr
+
+
+def test_the_harness_tool_offer_does_not_bind_an_agent_with_tools_of_its_own(
+    tmp_path: Path,
+) -> None:
+    config = configure(tmp_path / "project", ATTACHMENTS["command"])
+    text = config.read_text(encoding="utf-8")
+    config.write_text(
+        text.replace("[eval]\n", "[eval]\n[eval.live]\nallowed_tools = []\n"), encoding="utf-8"
+    )
+    suite = write_suite(tmp_path / "suite", echo_case())
+    assert run(config, suite).exit_code == 0  # echo is the agent's own tool
+    refused = run(config, suite, "--agent", "reference")
+    assert refused.exit_code == 1
+    assert "registered but not offered to the agent" in refused.stderr

@@ -86,3 +86,29 @@ def test_retry_after_seconds_date_and_garbage() -> None:
     assert 55 <= (_parse_retry_after(in_a_minute) or 0) <= 60
     past = format_datetime(datetime.now(timezone.utc) - timedelta(hours=1), usegmt=True)
     assert _parse_retry_after(past) == 0.0
+
+
+def test_a_refusal_text_and_the_reported_model_are_kept() -> None:
+    document = reply({"content": None, "refusal": "I can't help with that."})
+    document["model"] = "/models/small.gguf"
+    mapped = parse_reply(document)
+    assert mapped == ModelReply(
+        None, (), 0, 0, refusal="I can't help with that.", model="/models/small.gguf"
+    )
+
+
+def test_text_beside_tool_calls_is_kept() -> None:
+    mapped = parse_reply(reply({"content": "Let me look.", "tool_calls": [call("{}", id="c1")]}))
+    assert mapped.content == "Let me look."
+    assert mapped.tool_calls == (ToolCallRequest("c1", "echo", {}),)
+
+
+def test_ids_for_calls_without_one_come_from_the_caller() -> None:
+    made = iter(["generated_call_7", "generated_call_8"])
+    mapped = parse_reply(reply({"tool_calls": [call("{}"), call("{}")]}), lambda _: next(made))
+    assert [c.call_id for c in mapped.tool_calls] == ["generated_call_7", "generated_call_8"]
+
+
+def test_two_calls_with_one_id_are_a_run_error() -> None:
+    with pytest.raises(RunError, match=r"tool_calls\[1\]\.id='c1': the same id as tool_calls\[0\]"):
+        parse_reply(reply({"tool_calls": [call("{}", id="c1"), call("{}", id="c1")]}))

@@ -250,7 +250,8 @@ def test_configuration_sources_and_precedence(project: Path) -> None:
     )  # fmt: skip
     config = done["config"]
     assert config.returncode == 0, config.stderr
-    assert json.loads(config.stdout)["cases"][0]["source"] == str(conf / "../../good/a.json")
+    # Outside the configuration's directory and any work tree: the path, normalized.
+    assert json.loads(config.stdout)["cases"][0]["source"] == str(project / "good" / "a.json")
 
     from_cwd = done["zeroclaw_toml"]
     assert from_cwd.returncode == 1

@@ -406,6 +406,23 @@ def test_sigint_mid_suite_prints_a_partial_report_marked_interrupted_and_exits_1
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigint_under_exitfirst_prints_the_same_partial_report(
+    tmp_path: Path, faulty_env: dict[str, str]
+) -> None:
+    process = start_interruptible(tmp_path, faulty_env, "--format", "json", "-x")
+    process.send_signal(signal.SIGINT)
+    code, stdout, stderr = finish(process)
+    assert (code, stderr) == (130, "")
+    document = json.loads(stdout)
+    assert document["errors"] == ["interrupted by SIGINT after 1 of 3 cases: 2 did not finish"]
+    assert [(c["name"], c["passed"], c["error"]) for c in document["cases"]] == [
+        ("first", True, None),
+        ("hang", False, "interrupted by SIGINT before it finished"),
+        ("after", False, "not run"),
+    ]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_sigterm_mid_suite_prints_a_partial_report_and_exits_143(
     tmp_path: Path, faulty_env: dict[str, str]
 ) -> None:
@@ -431,3 +448,72 @@ def test_an_interrupted_report_is_never_green_even_if_every_finished_case_passed
         assert report.all_passed is False
         assert report.exit_code() == code
     assert SuiteReport("s", (passed,)).exit_code() == 0
+
+
+def start_loading(tmp_path: Path, faulty_env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    """Start ``zeroclaw eval <args>`` on a suite that never finishes loading (a family's
+    admission blocks); return once admission is stuck there."""
+    write_suite(
+        tmp_path / "suite",
+        {
+            "a_first": echo_case(model_name="first"),
+            "b_stuck": echo_case(
+                model_name="stuck",
+                expects={"response_contains": ["hello"], "hangs_when_admitted": True},
+            ),
+        },
+    )
+    marker = tmp_path / "admitting"
+    process = subprocess.Popen(
+        [ZEROCLAW, "eval", *args, "--suite", "suite"],
+        cwd=tmp_path,
+        env={**os.environ, **faulty_env, "ZEROCLAW_FAULTY_MARKER": str(marker)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"the run never reached the stuck admission: {process.communicate()}")
+        time.sleep(0.05)
+    return process
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_while_the_suite_loads_gives_an_interrupted_report_and_exits_130(
+    tmp_path: Path, faulty_env: dict[str, str]
+) -> None:
+    process = start_loading(
+        tmp_path, faulty_env, "run", "--format", "json", "--report", "text:out.txt"
+    )
+    process.send_signal(signal.SIGINT)
+    code, stdout, stderr = finish(process)
+
+    assert code == 130
+    assert "Aborted!" not in stderr and "Traceback" not in stderr
+    document = json.loads(stdout)
+    assert document["interrupted"] == "SIGINT"
+    assert document["errors"] == ["interrupted by SIGINT while the suite loaded: no case was run"]
+    assert document["cases"] == []
+    written = (tmp_path / "out.txt").read_text(encoding="utf-8")
+    assert written == (
+        "error: interrupted by SIGINT while the suite loaded: no case was run\n0/0 cases passed\n"
+    )
+    # Nothing else, and nothing half-written, is left behind.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["admitting", "out.txt", "suite"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_while_check_loads_is_one_line_and_exit_130(
+    tmp_path: Path, faulty_env: dict[str, str]
+) -> None:
+    process = start_loading(tmp_path, faulty_env, "check")
+    process.send_signal(signal.SIGINT)
+    code, stdout, stderr = finish(process)
+
+    assert code == 130
+    assert stdout == ""
+    assert stderr == "Error: interrupted by SIGINT\n"

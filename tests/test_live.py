@@ -257,7 +257,7 @@ def test_a_reply_slower_than_the_timeout_is_a_run_error(
     assert case["checks"] == []
     assert case["error"] == (
         f"case 'live-greeting': turn 0: POST {server.url}/chat/completions: "
-        "no reply within timeout_s=0.3"
+        "no complete reply within timeout_s=0.3"
     )
     assert len(server.requests) == 1  # a timeout is not retried
     assert "Traceback" not in result.stderr

@@ -262,3 +262,51 @@ def test_every_command_takes_p() -> None:
     for command in ("run", "check", "plugins"):
         result = run_cli(["eval", command, "--help"])
         assert "-p no:NAME" in result.stdout, command
+
+
+# --- saying what blocking did -------------------------------------------------------
+
+
+def test_blocking_a_name_no_plugin_has_warns_on_stderr(tmp_path: Path) -> None:
+    write_fixture(tmp_path, fixture({"response_contains": ["hello"]}, response="hello"))
+    suite = ["eval", "run", "--suite", str(tmp_path), "--format", "json"]
+
+    typo = run_cli([*suite, "-p", "no:jsno"])
+    real = run_cli([*suite, "-p", "no:echo"])
+
+    assert typo.exit_code == 0, typo.stderr
+    assert typo.stderr.startswith(
+        "Warning: -p no:jsno: no plugin is named 'jsno', so it blocks nothing (plugins: "
+    )
+    assert "json" in typo.stderr.splitlines()[0]
+    json.loads(typo.stdout)  # stdout still holds the document alone
+    assert "Warning" not in real.stderr
+
+
+def test_blocking_an_installed_plugin_is_not_a_typo_even_without_autoload(
+    installed: None, json_suite: Path
+) -> None:
+    result = run_zeroclaw(
+        ["eval", "run", "--suite", str(json_suite), "-p", "no:junit"], env=AUTOLOAD_OFF
+    )
+    assert "Warning" not in result.stderr
+
+
+def test_an_unknown_family_names_the_blocked_plugins(installed: None, json_suite: Path) -> None:
+    result = run_zeroclaw(["eval", "run", "--suite", str(json_suite), "-p", "no:response_json"])
+    assert result.exit_code == 1
+    line = next(x for x in result.stderr.splitlines() if "expects.response_json" in x)
+    assert line.endswith("; blocked plugins: response_json)")
+
+
+def test_record_with_text_blocked_says_the_plugin_is_blocked(tmp_path: Path) -> None:
+    write_fixture(tmp_path, fixture({"response_contains": ["hello"]}, response="hello"))
+    result = run_cli(
+        ["eval", "record", "--suite", str(tmp_path), "--out", str(tmp_path / "o"), "-p", "no:text"]
+    )
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: record prints its report with the 'text' formatter, and the plugin 'text' that "
+        "provides it is blocked (-p no:text or ZEROCLAW_EVAL_DISABLE_PLUGINS)\n"
+    )
+    assert not (tmp_path / "o").exists()

@@ -71,6 +71,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             ],
                             "input_tokens": 21,
                             "output_tokens": 5,
+                            "model": "example-model",
                         }
                     },
                     {
@@ -79,6 +80,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "content": "echoed zeroclaw_user",
                             "input_tokens": 34,
                             "output_tokens": 4,
+                            "model": "example-model",
                         }
                     },
                 ],
@@ -98,6 +100,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             ],
                             "input_tokens": 10,
                             "output_tokens": 7,
+                            "model": "example-model",
                         }
                     },
                     {
@@ -106,6 +109,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "content": "echoed example.com",
                             "input_tokens": 10,
                             "output_tokens": 5,
+                            "model": "example-model",
                         }
                     },
                 ],

@@ -322,8 +322,19 @@ PLUGIN_REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
         'expects.file_written[1].path="/etc/passwd"',
         "must be relative to the workspace",
     ),
-    "produces_no_check": (
+    "produces_no_check": (  # the plugin's defect, not an empty expects
         {"silent": ["anything"]},
+        "expects.silent",
+        "family 'silent' of plugin 'acme' returned no check for a declared entry: "
+        "a defect of that plugin",
+    ),
+    "produces_no_check_beside_a_good_family": (
+        {"silent": ["anything"], "mentions": ["ok"]},
+        "expects.silent",
+        "a defect of that plugin (grade() must return one check per entry), not of this fixture",
+    ),
+    "empty_entry_of_a_silent_family_is_an_empty_expects": (
+        {"silent": []},
         "expects",
         "declares nothing that would produce a check",
     ),

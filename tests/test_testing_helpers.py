@@ -11,7 +11,14 @@ import pytest
 
 from zeroclaw_eval import Registry, Tool, ToolResult, get_plugin_manager, hookimpl
 from zeroclaw_eval.plugins import DEFAULT_PLUGINS, builtin_name
-from zeroclaw_eval.testing import fixture, make_registry, plugin_manager, run_cli, write_fixture
+from zeroclaw_eval.testing import (
+    fixture,
+    make_registry,
+    plugin_manager,
+    run_cli,
+    run_zeroclaw,
+    write_fixture,
+)
 
 BUILTINS = [builtin_name(module) for module in DEFAULT_PLUGINS]
 
@@ -66,3 +73,14 @@ def test_run_cli_registers_plugins_in_process(tmp_path: Path) -> None:
     write_fixture(tmp_path, fixture(expects, tool_calls=[("ping", {})]))
     assert run_cli(["eval", "run", "--suite", str(tmp_path)], PingPlugin()).exit_code == 0
     assert run_cli(["eval", "run", "--suite", str(tmp_path)]).exit_code == 1
+
+
+def test_the_helpers_take_str_paths_as_well_as_path(tmp_path: Path) -> None:
+    directory = str(tmp_path / "made" / "here")  # a str, and missing: created
+    written = write_fixture(directory, fixture({"response_contains": ["done"]}))
+    assert written == Path(directory) / "case.json" and written.is_file()
+    in_process = run_cli(["eval", "run", "--suite", Path(directory)])
+    assert (in_process.exit_code, in_process.stdout.splitlines()[-1]) == (0, "1/1 cases passed")
+    as_process = run_zeroclaw(["eval", "run", Path("made/here/case.json")], cwd=str(tmp_path))
+    assert as_process.exit_code == 0, as_process.stderr
+    assert "(made/here/case.json)" in as_process.stdout

@@ -7,7 +7,9 @@ coercion); every ``expects`` key must name a registered family whose parameters
 pass that family's validation, the empty-string rule and its own rules; the whole
 must produce at least one check; and the run mode may add rules (replay needs
 steps). The first problem found is reported as one line:
-``<file>: <field>=<value>: <what is wrong>``.
+``<file>: <field>=<value>: <what is wrong>``; when the strict models find
+several at once (a typo'd key and the required key it misspells), every one
+of them is kept (:attr:`AdmissionError.lines`).
 """
 
 from __future__ import annotations
@@ -188,6 +190,8 @@ def _admit_expects(
         entry = registry.family(key)
         if entry is None:
             known = ", ".join(sorted(registry.families))
+            if registry.blocked:  # the family may be one of theirs
+                known += f"; blocked plugins: {', '.join(registry.blocked)}"
             raise AdmissionError(
                 source,
                 dotted(("expects", key)),
@@ -216,7 +220,7 @@ def _admit_expects(
             problems = list(exp.family.rules(exp.params, params_by_family))
             # Each declared entry yields exactly one check, whatever the run: grading
             # an empty run counts them without a second, drift-prone count method.
-            produces_checks = produces_checks or bool(exp.family.grade(exp.params, nothing))
+            graded = exp.family.grade(exp.params, nothing)
         except Exception as exc:  # a plugin's bug must not pass as an admitted case
             raise AdmissionError(
                 source,
@@ -226,6 +230,17 @@ def _admit_expects(
             ) from None
         for problem in problems:
             raise _problem(source, data, ("expects", key, *problem.path), problem.message)
+        if not graded and expects[key] not in ([], {}):
+            # The fixture declared something and the family graded nothing: the
+            # family breaks its contract, and that is the plugin's to fix.
+            raise AdmissionError(
+                source,
+                dotted(("expects", key)),
+                f"family {key!r} of plugin {exp.plugin!r} returned no check for a declared "
+                "entry: a defect of that plugin (grade() must return one check per entry), "
+                "not of this fixture",
+            )
+        produces_checks = produces_checks or bool(graded)
     if not produces_checks:
         raise AdmissionError(
             source, "expects", "declares nothing that would produce a check (every entry is empty)"
@@ -251,17 +266,20 @@ def _empty_strings(value: Any, path: Path_) -> Iterator[Path_]:
 
 
 def _from_validation(source: str, data: Any, prefix: Path_, exc: ValidationError) -> AdmissionError:
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    path, value = _locate(data, (*prefix, *first["loc"]))
-    message = describe(first, value)
-    if first["type"] == "union_tag_invalid":
-        path, value = _locate(data, (*path, "type"))
-        tags = first.get("ctx", {}).get("expected_tags", "")
-        message = f"unknown response type (expected one of: {tags})"
-    if len(errors) > 1:
-        message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-    return _error(source, path, value, message)
+    """Every problem pydantic found, the first as the error's own field and message:
+    a typo'd key is shown next to the required key it was meant to be."""
+    found: list[tuple[str, str]] = []
+    for error in exc.errors(include_url=False):
+        path, value = _locate(data, (*prefix, *error["loc"]))
+        message = describe(error, value)
+        if error["type"] == "union_tag_invalid":
+            path, value = _locate(data, (*path, "type"))
+            tags = error.get("ctx", {}).get("expected_tags", "")
+            message = f"unknown response type (expected one of: {tags})"
+        if (problem := (_field(path, value), message)) not in found:
+            found.append(problem)
+    (field, message), *more = found
+    return AdmissionError(source, field, message, more)
 
 
 def _problem(source: str, data: Any, path: Path_, message: str) -> AdmissionError:
@@ -270,11 +288,16 @@ def _problem(source: str, data: Any, path: Path_, message: str) -> AdmissionErro
 
 
 def _error(source: str, path: Path_, value: Any, message: str) -> AdmissionError:
+    return AdmissionError(source, _field(path, value), message)
+
+
+def _field(path: Path_, value: Any) -> str:
+    """``expects.max_tool_calls=-1``: the dotted path, and the value when it can be shown."""
     field = dotted(path)
     text = shown(value)
     if text is not None and field:
         field = f"{field}={text}"
-    return AdmissionError(source, field, message)
+    return field
 
 
 def _locate(data: Any, loc: Iterable[Any]) -> tuple[Path_, Any]:

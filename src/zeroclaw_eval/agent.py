@@ -35,12 +35,19 @@ class ToolCallRequest:
 
 @dataclass(frozen=True)
 class ModelReply:
-    """One model response: text (``tool_calls`` empty) or a request for tool calls."""
+    """One model response: text (``tool_calls`` empty) or a request for tool calls.
+
+    ``content`` may accompany tool calls too (a model thinking aloud); ``refusal``
+    is the API's separate refusal text; ``model`` is the model the server said
+    answered, when it said.
+    """
 
     content: str | None = None
     tool_calls: tuple[ToolCallRequest, ...] = ()
     input_tokens: int = 0
     output_tokens: int = 0
+    refusal: str | None = None
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,8 +109,12 @@ class Agent:
             self.record.input_tokens += reply.input_tokens
             self.record.output_tokens += reply.output_tokens
             if not reply.tool_calls:
-                text = reply.content or ""
-                self.history.append({"role": "assistant", "content": text})
+                # A refusal sent in its own field, with no content, is the answer.
+                text = reply.content or reply.refusal or ""
+                message: Message = {"role": "assistant", "content": text}
+                if reply.refusal is not None:
+                    message["refusal"] = reply.refusal
+                self.history.append(message)
                 self.record.responses.append(text)
                 return text
             iterations += 1

@@ -85,6 +85,7 @@ class BridgedAgent(AgentUnderTest):
     """
 
     needs_bridge = True
+    own_tools = True
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType(
         {"all_tools_succeeded": UNOBSERVABLE_SUCCESS}
     )

@@ -14,22 +14,25 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import Case
-    from zeroclaw_eval.config import LoadedConfig
+    from zeroclaw_eval.config import EvalConfig, LoadedConfig
+    from zeroclaw_eval.expression import Expression
     from zeroclaw_eval.mode import RunMode
     from zeroclaw_eval.plugins import PluginManager
     from zeroclaw_eval.registry import Registered, Registry
     from zeroclaw_eval.report import Formatter, SuiteReport
+    from zeroclaw_eval.report_files import ReportTarget
+    from zeroclaw_eval.shard import ShardSpec
     from zeroclaw_eval.under_test import AgentUnderTest
 
 T = TypeVar("T")
@@ -40,11 +43,14 @@ T = TypeVar("T")
 _COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
 """Set in ``ctx.meta`` when :func:`main` paused the cyclic collector."""
 
-CONFIG_HELP = "TOML file with an [eval] table (default: ./zeroclaw.toml, else ./pyproject.toml)."
+CONFIG_HELP = (
+    "TOML file with an [eval] table (default: the nearest zeroclaw.toml, or pyproject.toml "
+    "with [tool.zeroclaw.eval], in this directory or above)."
+)
 
 
-@click.group()
-@click.version_option(package_name="zeroclaw-eval")
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(None, "-V", "--version", package_name="zeroclaw-eval")
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """zeroclaw: tools for the zeroclaw agent loop."""
@@ -68,6 +74,11 @@ def _errors() -> Iterator[None]:
 
     try:
         yield
+    except KeyboardInterrupt:
+        # Before a report could exist (plugins still loading): a line, not click's
+        # "Aborted!", and the exit code of a Ctrl-C.
+        click.echo("Error: interrupted by SIGINT", err=True)
+        sys.exit(128 + signal.SIGINT)
     except ZeroclawEvalError as exc:
         click.echo(f"Error: {one_line(str(exc))}", err=True)
         if isinstance(exc, SuiteLoadError):
@@ -156,7 +167,16 @@ def _plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
 
     in_process = click.get_current_context().find_object(InProcessPlugins)
     extra = in_process.plugins if in_process is not None else ()
-    return get_plugin_manager(blocked=blocked, plugins=extra)
+    pm = get_plugin_manager(blocked=blocked, plugins=extra)
+    for name in blocked:
+        if name not in pm.known_names:  # a typo would otherwise block nothing, silently
+            known = ", ".join(sorted(pm.known_names)) or "none"
+            click.echo(
+                f"Warning: -p no:{name}: no plugin is named {name!r}, so it blocks nothing "
+                f"(plugins: {known})",
+                err=True,
+            )
+    return pm
 
 
 def _setup(
@@ -181,9 +201,17 @@ def _blocked(
 
 
 def _load_suite(
-    directory: Path, registry: Registry, mode: RunMode, agent: AgentUnderTest | None = None
+    directory: Path,
+    registry: Registry,
+    mode: RunMode,
+    paths: Sequence[Path] = (),
+    source: Callable[[Path], str] = str,
+    config: EvalConfig | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> list[Case]:
     """Admit the suite, then let the cyclic collector run, blind to all built so far.
+
+    With ``config``, scripted calls are held to its tool offer (:mod:`zeroclaw_eval.offer`).
 
     What a command builds before its cases run (pydantic and its models, the
     plugins, the admitted cases) lives until the process exits and is next to no
@@ -193,10 +221,13 @@ def _load_suite(
     collects what running the cases makes (tools and modes may make cycles), and
     nothing else. CPU time (benchmarks/run.py): W1 0.47 -> 0.35 s, W4 4.1 -> 2.7 s.
     """
+    from zeroclaw_eval.selection import load_named
     from zeroclaw_eval.suite import load_suite
 
     try:
-        return load_suite(directory, registry, mode, agent=agent)
+        if paths:
+            return load_named(paths, registry, mode, source=source, config=config, agent=agent)
+        return load_suite(directory, registry, mode, source=source, config=config, agent=agent)
     finally:
         gc.freeze()
         if click.get_current_context().meta.get(_COLLECTOR_PAUSED):
@@ -211,6 +242,13 @@ def _suite_dir(loaded: LoadedConfig, suite: Path | None) -> Path:
     if configured.is_absolute() or loaded.base_dir.resolve() == Path.cwd().resolve():
         return configured  # kept relative, so reports name fixtures as the user does
     return loaded.base_dir / configured
+
+
+def _shown(loaded: LoadedConfig) -> Callable[[Path], str]:
+    """How reports name a fixture: relative to the work tree, else to the configuration."""
+    from zeroclaw_eval.paths import display_root, shown_from
+
+    return shown_from(display_root(loaded.base_dir))
 
 
 def _named(
@@ -244,6 +282,36 @@ def _agent(registry: Registry, loaded: LoadedConfig, flag: str | None) -> AgentU
     return select_agent(registry, setting, base_dir=loaded.base_dir, field=loaded.field)
 
 
+def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> Expression | None:
+    from zeroclaw_eval.expression import Expression, ExpressionError
+
+    if value is None or not value.strip():
+        return None  # as in pytest, an empty -k selects everything
+    try:
+        return Expression.compile(value)
+    except ExpressionError as exc:
+        raise click.BadParameter(f"{value!r}: {exc}", ctx=ctx, param=param) from None
+
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> ShardSpec | None:
+    from zeroclaw_eval.shard import ShardSpec
+
+    if value is None:
+        return None
+    try:
+        return ShardSpec.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+shard_option = click.option(
+    "--shard",
+    "shard_spec",
+    metavar="K/N",
+    default=None,
+    callback=_shard,
+    help="Run only the K-th of N deterministic slices of the cases (1 <= K <= N), for a CI matrix.",
+)
 suite_option = click.option(
     "--suite",
     type=click.Path(path_type=Path),
@@ -266,7 +334,26 @@ plugin_option = click.option(
 
 
 @eval_group.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @suite_option
+@click.option(
+    "-k",
+    "keyword",
+    metavar="EXPR",
+    default=None,
+    callback=_keyword,
+    help="Only cases whose name or file name matches EXPR, as pytest's -k: substrings "
+    "(case-insensitive) with and, or, not and parentheses.",
+)
+@shard_option
+@click.option(
+    "-x",
+    "--exitfirst",
+    is_flag=True,
+    help="Stop after the first failed case; list the rest as not run.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Text report: only failures and the total.")
+@click.option("-v", "--verbose", is_flag=True, help="Text report: every check of every case.")
 @click.option(
     "--mode", default=None, help="Run mode (overrides [eval].mode): replay, or a plugin's."
 )
@@ -293,12 +380,19 @@ plugin_option = click.option(
     "report_specs",
     multiple=True,
     metavar="FORMAT:PATH",
-    help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml.",
+    help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml; "
+    "PATH - is stdout, in place of --format. Replaces [eval].report.",
 )
 @config_option
 @plugin_option
 def run(
+    paths: tuple[Path, ...],
     suite: Path | None,
+    keyword: Expression | None,
+    shard_spec: ShardSpec | None,
+    exitfirst: bool,
+    quiet: bool,
+    verbose: bool,
     mode: str | None,
     format_name: str | None,
     agent_name: str | None,
@@ -307,12 +401,20 @@ def run(
     config_path: Path | None,
     blocked: tuple[str, ...],
 ) -> None:
-    """Run a suite and print its report. Exit 0 iff every case passed (unless --no-gate)."""
+    """Run a suite (or the fixture files and suite directories PATHS) and print its
+    report. Exit 0 iff every case passed (unless --no-gate).
+    """
     from zeroclaw_eval.errors import SuiteLoadError, ZeroclawEvalError
+    from zeroclaw_eval.exitfirst import run_until_failure
     from zeroclaw_eval.report import SuiteReport
     from zeroclaw_eval.report_files import check_writable, resolve, write_reports
     from zeroclaw_eval.runner import run_cases
+    from zeroclaw_eval.selection import select, suite_label
 
+    if paths and suite is not None:
+        raise click.UsageError("give PATH arguments or --suite, not both")
+    if quiet and verbose:
+        raise click.UsageError("-q and -v contradict each other")
     with _errors():
         loaded, registry = _setup(config_path, blocked)
         config = loaded.config
@@ -333,13 +435,21 @@ def run(
             targets = resolve(report_specs, registry)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--report'") from None
+        if not report_specs:
+            targets = _configured_reports(loaded, registry)
+        formatter = _on_stdout(formatter, targets, format_name)
+        formatter = _with_verbosity(formatter, -1 if quiet else 1 if verbose else 0)
         check_writable(targets)  # before any case runs
         directory = _suite_dir(loaded, suite)
+        shown = _shown(loaded)
+        label = suite_label([Path(shown(path)) for path in paths or (directory,)])
+        sharded = (shard_spec.index, shard_spec.count) if shard_spec is not None else None
         try:
-            cases = _load_suite(directory, registry, run_mode, agent)
+            admitted = _load_suite(directory, registry, run_mode, paths, shown, config, agent)
+            selected = select(admitted, keyword, shard_spec)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
-            report = SuiteReport(str(directory), (), config.mode, errors)
+            report = SuiteReport(label, (), config.mode, errors, shard=sharded)
             # The reports are still rendered (a machine-readable stdout, CI's files);
             # a failure there is reported, and the load error still is.
             try:
@@ -349,19 +459,93 @@ def run(
             except ZeroclawEvalError as failure:
                 click.echo(f"Error: {failure}", err=True)
             raise
+        except KeyboardInterrupt:
+            sys.exit(_loading_interrupted(registry, formatter, targets, label, config, sharded))
+        runner = run_until_failure if exitfirst else run_cases
         with _sigterm_interrupts():
-            report = run_cases(
-                cases,
+            report = runner(
+                selected.cases,
                 run_mode,
                 registry,
                 config,
-                suite=str(directory),
+                suite=label,
                 progress=_progress(),
                 agent=agent,
             )
+        report = replace(report, shard=sharded, suite_total=selected.suite_total)
         _emit(_render(registry, formatter, report))
         write_reports(targets, report)
     sys.exit(report.exit_code())
+
+
+def _loading_interrupted(
+    registry: Registry,
+    formatter: Formatter,
+    targets: Sequence[ReportTarget],
+    label: str,
+    config: EvalConfig,
+    shard: tuple[int, int] | None,
+) -> int:
+    """Ctrl-C while the suite loaded: the report says so (no case ran), on stdout and
+    in every ``--report`` file, each written whole. Returns the exit code, 130."""
+    from zeroclaw_eval.report import SuiteReport
+    from zeroclaw_eval.report_files import write_reports
+
+    error = "interrupted by SIGINT while the suite loaded: no case was run"
+    report = SuiteReport(
+        label, (), config.mode, (error,), config.gating, interrupted="SIGINT", shard=shard
+    )
+    _emit(_render(registry, formatter, report))
+    write_reports(targets, report)
+    return report.exit_code()
+
+
+def _configured_reports(loaded: LoadedConfig, registry: Registry) -> list[ReportTarget]:
+    """The ``report`` key's targets, paths relative to the configuration file."""
+    from zeroclaw_eval.errors import ConfigError
+    from zeroclaw_eval.report_files import relative_to, resolve
+
+    try:
+        return resolve(relative_to(loaded.config.report, loaded.base_dir), registry)
+    except ValueError as exc:
+        raise ConfigError(f"{loaded.field('report')}: {exc}") from None
+
+
+def _on_stdout(
+    formatter: Formatter, targets: Sequence[ReportTarget], format_name: str | None
+) -> Formatter:
+    """The formatter for stdout: a ``FORMAT:-`` report's, else ``formatter``.
+    ``--format`` given as well is a usage error: one stdout cannot hold two documents."""
+    target = next((target for target in targets if target.to_stdout), None)
+    if target is None:
+        return formatter
+    if format_name is not None:
+        raise click.UsageError(
+            f"--format {format_name} and --report {target.spec} both write stdout"
+        )
+    return target.formatter
+
+
+def _with_verbosity(formatter: Formatter, verbosity: int) -> Formatter:
+    """The text formatter at ``-q``/``-v``; other formats always show everything."""
+    from zeroclaw_eval.builtin.text import TextFormatter
+
+    if verbosity and isinstance(formatter, TextFormatter):
+        return TextFormatter(verbosity)
+    return formatter
+
+
+def _description(registry: Registry, kind: str, name: str) -> str:
+    """What a registered family, formatter or mode says it does (tools say nothing)."""
+    from zeroclaw_eval.errors import one_line
+
+    tables: dict[str, Mapping[str, Registered[Any]]] = {
+        "families": registry.families,
+        "formatters": registry.formatters,
+        "modes": registry.modes,
+    }
+    entry = tables.get(kind, {}).get(name)
+    return one_line(str(getattr(entry.obj, "description", "") or "")) if entry else ""
 
 
 def _progress() -> Callable[[int, int, int], None] | None:
@@ -378,22 +562,31 @@ def _progress() -> Callable[[int, int, int], None] | None:
 
 
 @eval_group.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @suite_option
 @config_option
 @plugin_option
-def check(suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]) -> None:
-    """Admit a suite and grade each fixture against an empty run, running nothing.
+def check(
+    paths: tuple[Path, ...], suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
+) -> None:
+    """Admit a suite (or the fixture files and suite directories PATHS) and grade each
+    fixture against an empty run, running nothing.
 
     Exit 1 if any fixture is refused, or is vacuous: a run that does nothing
     (no response, no tool call) would pass all of its checks.
     """
     from zeroclaw_eval.suite import vacuity
 
+    if paths and suite is not None:
+        raise click.UsageError("give PATH arguments or --suite, not both")
     with _errors():
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
-        cases = _load_suite(directory, registry, run_mode, _agent(registry, loaded, None))
+        agent = _agent(registry, loaded, None)
+        cases = _load_suite(
+            directory, registry, run_mode, paths, _shown(loaded), loaded.config, agent
+        )
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
@@ -426,19 +619,23 @@ def record(
 
     A fixture keeps the case's name, inputs and expects; its steps are what the
     model answered. It replays to the verdict the live run had. A case that hit a
-    run error is reported and not written. Exit 0 iff every case passed.
+    run error, or whose recording replay would refuse, is reported and not
+    written. Exit 0 iff every case passed and was written.
     """
-    from zeroclaw_eval.errors import ZeroclawEvalError
+    from zeroclaw_eval.errors import AdmissionError, ZeroclawEvalError
     from zeroclaw_eval.recording import RecordingMode, fixture_document, write_fixture
     from zeroclaw_eval.runner import run_cases, select_mode
 
     with _errors():
         loaded, registry = _setup(config_path, blocked)
+        formatter = _record_formatter(registry)  # before running anything
         config = loaded.config.model_copy(update={"mode": "live"})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
         agent = _agent(registry, loaded, None)
-        cases = _load_suite(suite, registry, live, agent)
+        cases = _load_suite(
+            suite, registry, live, source=_shown(loaded), config=config, agent=agent
+        )
         targets = [out / Path(case.source).name for case in cases]
         existing = [str(target) for target in targets if target.exists()]
         if existing and not force:
@@ -454,18 +651,38 @@ def record(
             cases, live, registry, config, suite=str(suite), progress=_progress(), agent=agent
         )
         written = 0
+        refused: list[str] = []
         for case, case_report, target in zip(cases, report.cases, targets, strict=True):
             if case_report.error is None:
                 document = fixture_document(case, live.replies(case))
                 try:
-                    write_fixture(document, target, registry, replay)
+                    write_fixture(document, target, registry, replay, config)
+                except AdmissionError as exc:
+                    refused.append(f"Error: {exc} (recorded, not written)")
+                    continue
                 except OSError as exc:
                     raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
                 written += 1
-        formatter = _named(registry.formatters, "text", "format", None, loaded)
         _emit(_render(registry, formatter, report))
+        for line in refused:
+            click.echo(line, err=True)
         click.echo(f"recorded {written}/{len(cases)} cases into {out}", err=True)
-    sys.exit(report.exit_code())
+    sys.exit(report.exit_code() or (1 if refused else 0))
+
+
+def _record_formatter(registry: Registry) -> Formatter:
+    """The ``text`` formatter ``record`` prints with; missing only when it was blocked."""
+    from zeroclaw_eval.errors import ConfigError
+
+    entry = registry.formatters.get("text")
+    if entry is not None:
+        return entry.obj
+    if "text" in registry.blocked:
+        raise ConfigError(
+            "record prints its report with the 'text' formatter, and the plugin 'text' "
+            "that provides it is blocked (-p no:text or ZEROCLAW_EVAL_DISABLE_PLUGINS)"
+        )
+    raise ConfigError("record prints its report with the 'text' formatter, which is not registered")
 
 
 @eval_group.command()
@@ -491,6 +708,11 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
             "version": origin.version,
             "entry_point": origin.entry_point,
             "provides": registry.provided_by(origin.name),
+            "descriptions": {
+                kind: {name: _description(registry, kind, name) for name in names}
+                for kind, names in registry.provided_by(origin.name).items()
+                if names and kind != "tools"
+            },
         }
         for origin in pm.origins.values()
     ]
@@ -507,5 +729,8 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
         for kind in KINDS:
             if provided[kind]:
                 click.echo(f"    {kind}: {', '.join(provided[kind])}")
+                for name in provided[kind]:
+                    if description := _description(registry, kind, name):
+                        click.echo(f"        {name}: {description}")
     if never_loaded:
         click.echo(f"blocked: {', '.join(never_loaded)}")

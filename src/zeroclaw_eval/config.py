@@ -1,9 +1,11 @@
 """The ``[eval]`` table: where it is read from, and what it may hold.
 
-Looked up in order: the file given with ``--config``; ``zeroclaw.toml`` in the
-working directory (its ``[eval]`` table; other tables belong to other tools);
-``pyproject.toml`` (its ``[tool.zeroclaw.eval]`` table). Unknown keys are errors
-naming the key and the file. Relative paths in a file are relative to that file.
+Looked up in order: the file given with ``--config``; else, walking up from the
+working directory to the filesystem root (as pytest and ruff do), the first
+directory with a ``zeroclaw.toml`` (its ``[eval]`` table; other tables belong to
+other tools) or a ``pyproject.toml`` holding a ``[tool.zeroclaw.eval]`` table
+(``zeroclaw.toml`` first in one directory). Unknown keys are errors naming the key
+and the file. Relative paths in a file are relative to that file.
 """
 
 from __future__ import annotations
@@ -57,17 +59,29 @@ class LiveConfig(BaseModel):
     api_key_env: str | None = Field(None, min_length=1)
     """The name of the environment variable holding the key; unset: no ``Authorization``."""
     timeout_s: float = Field(60.0, gt=0)
-    """How long one request may take before it is a run error for its case."""
+    """How long one request may take, whole (connect, send, the reply to its last
+    byte), before it is a run error for its case."""
     max_retries: int = Field(2, ge=0)
-    """Retries of one request answered with 429 or 5xx (so ``max_retries + 1`` attempts)."""
+    """Retries of requests answered with 429 or 5xx: a budget for each case, shared
+    by all of its requests."""
     retry_backoff_s: float = Field(1.0, ge=0)
     """First wait before a retry, doubled each time, when the server sends no ``Retry-After``."""
     max_concurrency: int = Field(4, ge=1)
     """How many cases run at once."""
     temperature: float = Field(0.0, ge=0)
     """The sampling temperature sent with every request."""
-    allowed_tools: list[NonEmptyStr] = Field(default_factory=lambda: ["echo"])
-    """The only tools offered to the model and dispatched; a call to another one fails."""
+    max_tokens: int | None = Field(None, ge=1)
+    """The most tokens one reply may have (sent only when set)."""
+    seed: int | None = None
+    """The sampling seed (sent only when set; servers that support it repeat themselves)."""
+    stop: list[NonEmptyStr] | None = None
+    """Stop sequences (sent only when set)."""
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    """More request fields, sent as given (``top_k``, ``repeat_penalty``...); they may
+    not set a field the harness sends itself."""
+    allowed_tools: list[NonEmptyStr] | None = None
+    """The only tools offered to the agent and dispatched, in replay and live alike
+    (unset: every registered tool); a call to another one fails."""
 
 
 #: How long a command agent may take to exit once its stdin is closed.
@@ -152,6 +166,9 @@ class EvalConfig(BaseModel):
     (capability, live) turn it off; the regression gate never does."""
     live: LiveConfig = Field(default_factory=LiveConfig)
     """The ``[eval.live]`` table, read by the ``live`` mode."""
+    report: list[NonEmptyStr] = Field(default_factory=list)
+    """Extra reports, each ``FORMAT:PATH`` as ``--report`` takes them (``junit:out.xml``;
+    a relative PATH is relative to the file; ``-`` is stdout). ``--report`` replaces them."""
     agent: AgentSetting = "reference"
     """The agent under test: a registered agent's name, or an ``[eval.agent]`` table."""
 
@@ -167,7 +184,7 @@ class EvalConfig(BaseModel):
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-_PRESENTATION_KEYS = {"format"}
+_PRESENTATION_KEYS = {"format", "report"}
 """Settings of :class:`EvalConfig` that only say how a report is shown."""
 
 
@@ -200,20 +217,28 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> LoadedConf
 
     ``path`` is an explicit ``--config`` file (its ``[eval]`` table, or
     ``[tool.zeroclaw.eval]`` when it is named ``pyproject.toml``). Without it, the
-    defaults apply unless ``cwd`` holds ``zeroclaw.toml`` or a ``pyproject.toml``
-    with a ``[tool.zeroclaw.eval]`` table.
+    first of ``cwd`` and its parents holding ``zeroclaw.toml`` or a ``pyproject.toml``
+    with a ``[tool.zeroclaw.eval]`` table is read; if none does, the defaults apply.
     """
     cwd = cwd or Path.cwd()
     if path is not None:
         pyproject = path.name == "pyproject.toml"
         table, where = _eval_table(_read_toml(path), path, pyproject=pyproject)
         return LoadedConfig(_build(table, path, where), path.resolve().parent, path, where)
-    for name, pyproject in (("zeroclaw.toml", False), ("pyproject.toml", True)):
-        candidate = cwd / name
-        if candidate.is_file():
-            table, where = _eval_table(_read_toml(candidate), candidate, pyproject=pyproject)
-            if table is not None:
-                return LoadedConfig(_build(table, candidate, where), cwd, candidate, where)
+    return _walk_up(cwd)
+
+
+def _walk_up(cwd: Path) -> LoadedConfig:
+    """The configuration of the nearest directory at or above ``cwd`` that has one."""
+    for directory in (cwd, *cwd.resolve().parents):
+        for name, pyproject in (("zeroclaw.toml", False), ("pyproject.toml", True)):
+            candidate = directory / name
+            if candidate.is_file():
+                table, where = _eval_table(_read_toml(candidate), candidate, pyproject=pyproject)
+                if table is not None:
+                    return LoadedConfig(
+                        _build(table, candidate, where), directory, candidate, where
+                    )
     return LoadedConfig(EvalConfig(), cwd)
 
 

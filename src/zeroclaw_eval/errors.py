@@ -47,12 +47,24 @@ class AdmissionError(ZeroclawEvalError):
     at fault (it is not JSON, say).
     """
 
-    def __init__(self, source: str, field: str, message: str) -> None:
+    def __init__(
+        self, source: str, field: str, message: str, more: Sequence[tuple[str, str]] = ()
+    ) -> None:
         self.source = source
         self.field = field
         self.message = message
-        where = f"{source}: {field}" if field else source
-        super().__init__(one_line(f"{where}: {message}"))
+        self.more = tuple(more)
+        """Further problems of the same fixture, each ``(field, message)``."""
+        super().__init__(self._line(field, message))
+
+    def _line(self, field: str, message: str) -> str:
+        where = f"{self.source}: {field}" if field else self.source
+        return one_line(f"{where}: {message}")
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """Every problem of the fixture, one complete line each, the first one first."""
+        return (str(self), *(self._line(field, message) for field, message in self.more))
 
 
 class SuiteLoadError(ZeroclawEvalError):

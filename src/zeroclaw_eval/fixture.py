@@ -31,17 +31,25 @@ class TextResponse(_Strict):
 
     type: Literal["text"]
     content: str
+    refusal: str | None = None
+    """The refusal text a model sent in the API's ``refusal`` field, if any."""
     input_tokens: NonNegativeInt = 0
     output_tokens: NonNegativeInt = 0
+    model: NonEmptyStr | None = None
+    """The model the server said answered (kept by ``record``), if known."""
 
 
 class ToolCallsResponse(_Strict):
     """A scripted reply that asks for one or more tool calls."""
 
     type: Literal["tool_calls"]
+    content: str | None = None
+    """Text the model sent beside its tool calls; absent when it sent none (``null``)."""
     tool_calls: Annotated[list[ToolCall], Field(min_length=1)]
     input_tokens: NonNegativeInt = 0
     output_tokens: NonNegativeInt = 0
+    model: NonEmptyStr | None = None
+    """The model the server said answered (kept by ``record``), if known."""
 
 
 Response = Annotated[TextResponse | ToolCallsResponse, Field(discriminator="type")]

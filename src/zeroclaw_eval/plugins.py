@@ -64,6 +64,9 @@ class PluginManager(pluggy.PluginManager):
         super().__init__(hookspecs.PROJECT_NAME)
         self.add_hookspecs(hookspecs)
         self.origins: dict[str, PluginOrigin] = {}
+        self.known_names: set[str] = set()
+        """Every plugin name this manager came across, loaded or blocked: a name to
+        block that is not among them blocks nothing."""
 
 
 def get_plugin_manager(
@@ -90,18 +93,21 @@ def get_plugin_manager(
         load_entry_points = False
     for module_name in DEFAULT_PLUGINS:
         name = builtin_name(module_name)
+        pm.known_names.add(name)
         if pm.is_blocked(name):
             continue
         _register(pm, importlib.import_module(module_name), name, f"built-in plugin {name!r}")
         pm.origins[name] = PluginOrigin(name)
     for plugin in plugins:
         name = pm.get_canonical_name(plugin)
+        pm.known_names.add(name)
         if pm.is_blocked(name):
             continue
         _register(pm, plugin, name, f"plugin {name!r}")
         pm.origins[name] = PluginOrigin(name, builtin=False)
     if load_entry_points:
         for ep in _entry_points():
+            pm.known_names.add(ep.name)
             # Checked before ep.load(): a blocked plugin is never imported, so
             # blocking is also the way around a plugin that breaks on import.
             if pm.is_blocked(ep.name):
@@ -117,6 +123,8 @@ def get_plugin_manager(
                 ) from exc
             _register(pm, plugin, ep.name, label)
             pm.origins[ep.name] = PluginOrigin(ep.name, dist, version, ep.value, builtin=False)
+    elif blocked:  # named, though not loaded: blocking one of them is not a typo
+        pm.known_names.update(ep.name for ep in _entry_points())
     return pm
 
 

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.admission import Case, admit_data
 from zeroclaw_eval.agent import Message, ModelReply, Tool
+from zeroclaw_eval.atomic import write_whole
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.family import Problem
 from zeroclaw_eval.fixture import LlmTrace
 from zeroclaw_eval.mode import CaseProvider, RunMode
+from zeroclaw_eval.offer import check_offer, offered_names
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
@@ -83,20 +85,31 @@ class RecordingMode(RunMode):
 
 
 def step(reply: ModelReply) -> dict[str, Any]:
-    """A recorded reply as a fixture step."""
+    """A recorded reply as a fixture step: all of it that the agent loop used.
+
+    Text beside tool calls is kept (an empty string too: the agent sends back
+    ``""`` and ``null`` differently), and so are the calls' order and ids, a
+    refusal, and the model the server said answered. Replaying the step gives the
+    agent the same reply the live model gave.
+    """
     response: dict[str, Any]
     if reply.tool_calls:
-        response = {
-            "type": "tool_calls",
-            "tool_calls": [
-                {"id": call.call_id, "name": call.name, "arguments": call.arguments}
-                for call in reply.tool_calls
-            ],
-        }
+        response = {"type": "tool_calls"}
+        if reply.content is not None:
+            response["content"] = reply.content
+        response["tool_calls"] = [
+            {"id": call.call_id, "name": call.name, "arguments": call.arguments}
+            for call in reply.tool_calls
+        ]
     else:
+        # The agent reads a null text reply as "": the same turn either way.
         response = {"type": "text", "content": reply.content or ""}
+        if reply.refusal is not None:
+            response["refusal"] = reply.refusal
     response["input_tokens"] = reply.input_tokens
     response["output_tokens"] = reply.output_tokens
+    if reply.model:
+        response["model"] = reply.model
     return {"response": response}
 
 
@@ -113,13 +126,20 @@ def fixture_document(case: Case, replies: Sequence[Sequence[ModelReply]]) -> dic
 
 
 def write_fixture(
-    document: dict[str, Any], target: Path, registry: Registry, replay: RunMode
+    document: dict[str, Any],
+    target: Path,
+    registry: Registry,
+    replay: RunMode,
+    config: EvalConfig | None = None,
 ) -> None:
-    """Admit ``document`` as a replay fixture, then write it to ``target``.
+    """Admit ``document`` as a replay fixture (held to ``config``'s tool offer when
+    given), then write it to ``target``.
 
     Admitting first means a file that replay would refuse is never written.
     Raises :class:`~zeroclaw_eval.errors.AdmissionError`.
     """
-    admit_data(document, registry, replay, source=str(target))
+    case = admit_data(document, registry, replay, source=str(target))
+    if config is not None:
+        check_offer(case, offered_names(config, registry.tools), registry.tools)
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    target.write_text(text, encoding="utf-8")
+    write_whole(target, text)  # a Ctrl-C never leaves half a fixture

@@ -44,6 +44,8 @@ class Registry:
     modes: Mapping[str, Registered[RunMode]] = field(default_factory=dict)
     tools: Mapping[str, Registered[Callable[[], Tool]]] = field(default_factory=dict)
     agents: Mapping[str, Registered[AgentUnderTest]] = field(default_factory=dict)
+    blocked: tuple[str, ...] = ()
+    """The plugins that were blocked, never loaded: whatever they provide is missing."""
 
     @classmethod
     def from_plugin_manager(cls, pm: pluggy.PluginManager) -> Registry:
@@ -79,7 +81,8 @@ class Registry:
         for plugin, args in _each(pm, "zeroclaw_eval_register_agents"):
             agent = _one_named(args, AgentUnderTest, "agent", plugin)
             _add(agents, "agent", agent.name, agent, plugin)
-        return cls(families, formatters, modes, tools, agents)
+        blocked = tuple(sorted(name for name, plugin in pm.list_name_plugin() if plugin is None))
+        return cls(families, formatters, modes, tools, agents, blocked)
 
     def family(self, name: str) -> Registered[Family[Any]] | None:
         """The family a fixture's ``expects`` key names, if one is registered."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from zeroclaw_eval.casenotes import Retry
 from zeroclaw_eval.errors import ReportError
 
 
@@ -27,13 +28,23 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class CaseReport:
-    """The outcome of one case: its checks, or the run error that stopped it."""
+    """The outcome of one case: its checks, or the run error that stopped it.
+
+    ``models`` are the models the server said answered (a replayed recording
+    says which answered when it was recorded); ``retries`` the requests the model
+    side retried, and why. ``ran`` is false for a case listed but never started
+    (``-x`` stopped the run first, or a signal did): its ``error`` says so, and it
+    is not a run error.
+    """
 
     name: str
     source: str
     checks: tuple[CheckResult, ...] = ()
     error: str | None = None
     duration_s: float = 0.0
+    models: tuple[str, ...] = ()
+    retries: tuple[Retry, ...] = ()
+    ran: bool = True
 
     @property
     def passed(self) -> bool:
@@ -62,7 +73,9 @@ class SuiteReport:
     exit code. ``interrupted`` names the signal that stopped a partial report
     (``"SIGINT"``), else ``None``. ``config_digest`` is
     :meth:`~zeroclaw_eval.config.EvalConfig.digest` of the settings the cases ran
-    under (empty when none ran).
+    under (empty when none ran). ``shard`` is ``(K, N)`` when the cases are the
+    ``--shard K/N`` slice of the suite, and ``suite_total`` counts the cases of the
+    whole suite before any selection or sharding (``None``: the cases are the suite).
     """
 
     suite: str
@@ -72,10 +85,17 @@ class SuiteReport:
     gating: bool = True
     interrupted: str | None = None
     config_digest: str = ""
+    shard: tuple[int, int] | None = None
+    suite_total: int | None = None
 
     @property
     def passed_count(self) -> int:
         return sum(1 for case in self.cases if case.passed)
+
+    @property
+    def run_errors(self) -> int:
+        """How many cases ran and hit a run error (nothing of them was graded)."""
+        return sum(1 for case in self.cases if case.error is not None and case.ran)
 
     @property
     def all_passed(self) -> bool:
@@ -94,14 +114,15 @@ class SuiteReport:
         green. An interrupted suite exits 128 + the signal number (130 for SIGINT,
         143 for SIGTERM), as a shell reports a process a signal ended, so CI can
         tell a cancelled run from a failed one. A non-gating report (``gating``
-        false) exits 0 whatever its cases did, unless the suite failed to load or
-        was interrupted: a broken or cancelled suite measures nothing.
+        false) exits 0 whatever its checks said, unless the suite failed to load,
+        was interrupted, or a case hit a run error: a broken or cancelled suite,
+        and a case that never reached grading, measured nothing.
         """
         if self.interrupted is not None:
             signum = getattr(signal.Signals, self.interrupted, None)
             return 128 + signum if signum is not None else 1
         if not self.gating:
-            return 1 if self.errors else 0
+            return 1 if self.errors or self.run_errors else 0
         return 0 if self.all_passed else 1
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from zeroclaw_eval.atomic import write_whole
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import Formatter, SuiteReport, render
@@ -27,6 +28,25 @@ class ReportTarget:
     path: Path
     plugin: str
     """The plugin that registered ``formatter``, for errors naming it."""
+
+    @property
+    def to_stdout(self) -> bool:
+        """``FORMAT:-``: the report goes to stdout, in place of ``--format``'s."""
+        return str(self.path) == STDOUT
+
+
+STDOUT = "-"
+"""The PATH of ``--report FORMAT:-``: standard output, as for most command-line tools."""
+
+
+def relative_to(specs: Iterable[str], base_dir: Path) -> list[str]:
+    """``specs`` read from a configuration file: relative paths made relative to its
+    directory (``-`` stays stdout). Raises :class:`ValueError` for a malformed value."""
+    made: list[str] = []
+    for spec in specs:
+        name, path = parse_spec(spec)
+        made.append(spec if str(path) == STDOUT else f"{name}:{base_dir / path}")
+    return made
 
 
 def parse_spec(spec: str) -> tuple[str, Path]:
@@ -65,6 +85,8 @@ def check_writable(targets: Sequence[ReportTarget]) -> None:
     Raises :class:`ConfigError` naming the first path that cannot be written.
     """
     for target in targets:
+        if target.to_stdout:
+            continue
         existed = target.path.exists()
         try:
             with target.path.open("a", encoding="utf-8"):
@@ -84,10 +106,12 @@ def write_reports(targets: Sequence[ReportTarget], report: SuiteReport) -> None:
     :class:`~zeroclaw_eval.errors.ReportError` naming a formatter that fails.
     """
     for target in targets:
+        if target.to_stdout:
+            continue  # the CLI prints it as the report on stdout
         text = render(target.formatter, report, target.plugin)
         try:
             # backslashreplace: a lone surrogate in a detail must not lose the report.
-            target.path.write_text(text, encoding="utf-8", errors="backslashreplace")
+            write_whole(target.path, text, errors="backslashreplace")
         except OSError as exc:
             raise ConfigError(
                 f"--report {target.spec}: cannot write {target.path}: {exc.strerror or exc}"

@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.agent_run import OpenSessions, model_bridge, select_agent, workers
+from zeroclaw_eval.casenotes import collecting
 from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
 from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.registry import Registry
-from zeroclaw_eval.report import CaseReport, SuiteReport, plural
+from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport, plural
 from zeroclaw_eval.suite import load_suite
 from zeroclaw_eval.supervise import Supervisor
 from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
@@ -110,19 +111,28 @@ def attempt(
     ending the run green.
     """
     started = time.perf_counter()
-    try:
-        with fresh_workspace():
-            record = execute(
-                case, mode, registry, config, agent=agent, bridge=bridge, opened=opened
-            )
-            checks = case.grade(record)
-    except RunError as exc:
-        error = f"case {case.name!r}: {exc}"
-    except BaseException as exc:  # a tool, provider or mode bug fails this case only
-        error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
-    else:
-        return CaseReport(case.name, case.source, checks, None, time.perf_counter() - started)
-    return CaseReport(case.name, case.source, (), error, time.perf_counter() - started)
+    checks: tuple[CheckResult, ...] = ()
+    error = None
+    with collecting() as notes:  # what the model side reports: models, retries
+        try:
+            with fresh_workspace():
+                record = execute(
+                    case, mode, registry, config, agent=agent, bridge=bridge, opened=opened
+                )
+                checks = case.grade(record)
+        except RunError as exc:
+            error = f"case {case.name!r}: {exc}"
+        except BaseException as exc:  # a tool, provider or mode bug fails this case only
+            error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
+    return CaseReport(
+        case.name,
+        case.source,
+        checks,
+        error,
+        time.perf_counter() - started,
+        models=tuple(notes.models),
+        retries=tuple(notes.retries),
+    )
 
 
 Progress = Callable[[int, int, int], None]
@@ -241,7 +251,9 @@ def interrupted_report(
     listed = tuple(
         report
         if report is not None
-        else CaseReport(case.name, case.source, error=unfinished if index in started else "not run")
+        else CaseReport(case.name, case.source, error=unfinished)
+        if index in started
+        else CaseReport(case.name, case.source, error="not run", ran=False)
         for index, (case, report) in enumerate(zip(cases, reports, strict=True))
     )
     done = sum(1 for report in reports if report is not None)
@@ -269,7 +281,7 @@ def run_suite(
     directory = Path(suite if suite is not None else config.suite_dir)
     mode = select_mode(registry, config.mode)
     agent = select_agent(registry, config.agent)
-    cases = load_suite(directory, registry, mode, agent=agent)
+    cases = load_suite(directory, registry, mode, config=config, agent=agent)
     return run_cases(cases, mode, registry, config, suite=str(directory), agent=agent)
 
 

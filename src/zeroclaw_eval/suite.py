@@ -8,6 +8,7 @@ at once. Also here: the empty-run vacuity check, which admission cannot do.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import plural
 
 if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
     from zeroclaw_eval.under_test import AgentUnderTest
 
 
@@ -40,27 +42,65 @@ def fixture_paths(directory: Path) -> list[Path]:
 
 
 def load_suite(
-    directory: Path, registry: Registry, mode: RunMode, *, agent: AgentUnderTest | None = None
+    directory: Path,
+    registry: Registry,
+    mode: RunMode,
+    *,
+    source: Callable[[Path], str] = str,
+    config: EvalConfig | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> list[Case]:
     """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal.
 
-    ``agent``, the agent under test, may refuse fixtures it cannot certify.
+    ``source(path)`` is how each case names its fixture in reports (default: the path).
+    With ``config``, scripted calls are also held to its tool offer
+    (:mod:`zeroclaw_eval.offer`). ``agent``, the agent under test, may refuse
+    fixtures it cannot certify.
     """
     paths = fixture_paths(directory)
     if not paths:
         raise SuiteLoadError(
             f"suite {directory}: no *.json fixtures: an empty suite is never green"
         )
+    return admit_files(
+        paths, registry, mode, suite=str(directory), source=source, config=config, agent=agent
+    )
+
+
+def admit_files(
+    paths: Sequence[Path],
+    registry: Registry,
+    mode: RunMode,
+    *,
+    suite: str,
+    source: Callable[[Path], str] = str,
+    config: EvalConfig | None = None,
+    agent: AgentUnderTest | None = None,
+) -> list[Case]:
+    """Admit every file of ``paths``, or raise :class:`SuiteLoadError` listing every
+    refusal. ``suite`` names them in that error; ``source(path)`` names each case;
+    with ``config``, scripted calls are held to its tool offer, unless ``agent``
+    brings its own tools; ``agent`` may refuse what it cannot certify.
+    """
+    from zeroclaw_eval.offer import check_offer, offered_names
+
+    own_tools = agent is not None and agent.own_tools
+    offered = offered_names(config, registry.tools) if config and not own_tools else None
     cases: list[Case] = []
     problems: list[str] = []
+    refused = 0
     for path in paths:
         try:
-            cases.append(admit_file(path, registry, mode, agent=agent))
+            case = admit_file(path, registry, mode, source=source(path), agent=agent)
+            if offered is not None:
+                check_offer(case, offered, registry.tools)
+            cases.append(case)
         except AdmissionError as exc:
-            problems.append(str(exc))
+            refused += 1
+            problems.extend(exc.lines)
     if problems:
         raise SuiteLoadError(
-            f"suite {directory}: {plural(len(problems), 'fixture')} refused "
+            f"suite {suite}: {plural(refused, 'fixture')} refused "
             f"(of {len(paths)}); no case was run",
             problems,
         )

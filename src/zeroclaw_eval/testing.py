@@ -88,8 +88,12 @@ def fixture(
     }
 
 
-def write_fixture(directory: Path, data: Mapping[str, Any] | str, name: str = "case.json") -> Path:
-    """Write a fixture (a document, or raw text) into ``directory`` and return its path."""
+def write_fixture(
+    directory: str | os.PathLike[str], data: Mapping[str, Any] | str, name: str = "case.json"
+) -> Path:
+    """Write a fixture (a document, or raw text) into ``directory`` (a path or a
+    ``str``; created if missing) and return its path."""
+    directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / name
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, indent=2)
@@ -107,7 +111,7 @@ class CliResult:
 
 
 def run_cli(
-    args: Sequence[str],
+    args: Sequence[str | os.PathLike[str]],
     *plugins: object,
     entry_points: bool = False,
     env: Mapping[str, str] | None = None,
@@ -117,7 +121,7 @@ def run_cli(
     ``plugins`` are registered after the built-ins, as if installed. Installed
     entry points are not loaded unless ``entry_points`` (so an editable install of
     the plugin under test does not register it twice). ``env`` adds variables for
-    the duration of the call.
+    the duration of the call. ``args`` may hold paths as well as strings.
     """
     from click.testing import CliRunner
 
@@ -132,7 +136,7 @@ def run_cli(
         runner = CliRunner()
     result = runner.invoke(
         main,
-        list(args),
+        [os.fspath(arg) for arg in args],
         obj=InProcessPlugins(tuple(plugins)),
         env=variables,
         catch_exceptions=False,
@@ -150,18 +154,18 @@ def zeroclaw_command() -> list[str]:
 
 
 def run_zeroclaw(
-    args: Sequence[str],
+    args: Sequence[str | os.PathLike[str]],
     *,
-    cwd: Path | None = None,
+    cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = 120,
 ) -> CliResult:
     """Run the real ``zeroclaw`` console script as a subprocess: installed entry
     points load exactly as they do for users. ``env`` is added to this process's
-    environment.
+    environment. ``args`` and ``cwd`` may be paths or strings.
     """
     completed = subprocess.run(
-        [*zeroclaw_command(), *args],
+        [*zeroclaw_command(), *(os.fspath(arg) for arg in args)],
         cwd=cwd,
         env={**os.environ, **(env or {})},
         capture_output=True,

@@ -89,6 +89,10 @@ class AgentUnderTest(ABC):
     """Whether the agent talks to the model over HTTP: then the run starts one
     loopback model bridge (:mod:`zeroclaw_eval.bridge`) and stops it when it ends."""
 
+    own_tools: ClassVar[bool] = False
+    """Whether the agent runs tools of its own instead of the harness's: then the
+    harness's tool offer (``[eval.live] allowed_tools``) does not apply to it."""
+
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType({})
     """Expectation families this agent cannot make observable, each with the reason.
 

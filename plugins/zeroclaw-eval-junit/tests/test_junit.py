@@ -82,7 +82,12 @@ def test_counts_equal_the_suite_report_for_strict_xml_and_junitparser(mixed_suit
     by_name = {case.name: case for case in ci_suite}
     assert sorted(by_name) == ["fails twice", "passes", "passes too", "runs dry"]
     assert by_name["passes"].is_passed
-    assert by_name["passes"].classname == str(mixed_suite / "a_pass.json")
+    # Classname: the suite directory, dotted, so viewers never show a class named "json".
+    assert by_name["passes"].classname == ".".join(
+        part.replace(".", "_") for part in mixed_suite.parts[1:]
+    )
+    files = {case.get("name"): case.get("file") for case in root.iter("testcase")}
+    assert files["passes"] == str(mixed_suite / "a_pass.json")
     (failure,) = by_name["fails twice"].result
     assert isinstance(failure, junitparser.Failure)
     assert failure.message.startswith('response_contains: "goodbye": not found')
@@ -176,3 +181,35 @@ def test_installed_entry_point_formats_through_the_console_script(mixed_suite: P
     assert result.stdout.startswith('<?xml version="1.0" encoding="UTF-8"?>')
     (suite,) = junitparser.JUnitXml.fromstring(result.stdout)
     assert (suite.tests, suite.failures, suite.errors) == (4, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("evals/regression/greeting.json", "evals.regression"),
+        ("evals\\regression\\greeting.json", "evals.regression"),
+        ("suites/v1.2/case.json", "suites.v1_2"),
+        ("/abs/suite/case.json", "abs.suite"),
+        ("../up/case.json", "up"),
+        ("case.json", "zeroclaw-eval"),
+    ],
+)
+def test_classname_is_the_dotted_directory(source: str, expected: str) -> None:
+    assert zeroclaw_eval_junit.classname(source) == expected
+
+
+def test_the_shipped_suite_splits_into_package_and_class() -> None:
+    project = Path(__file__).resolve().parents[3]
+    result = run_zeroclaw(
+        ["eval", "run", "--format", "junit", "-k", "greeting"], cwd=project / "evals"
+    )
+    assert result.exit_code == 0, result.stderr
+    (suite,) = junitparser.JUnitXml.fromstring(result.stdout)
+    cases = list(suite)
+    assert cases
+    for case in cases:
+        package, _, cls = case.classname.rpartition(".")
+        assert (package, cls) == ("evals", "regression")
+    files = [case.get("file", "") for case in ET.fromstring(result.stdout).iter("testcase")]
+    assert len(files) == len(cases)
+    assert all(file.startswith("evals/regression/") for file in files)

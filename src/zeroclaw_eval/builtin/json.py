@@ -27,6 +27,10 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "errors": list(report.errors),
         "interrupted": report.interrupted,
         "config_digest": report.config_digest,
+        "shard": None
+        if report.shard is None
+        else {"index": report.shard[0], "count": report.shard[1]},
+        "suite_total": len(report.cases) if report.suite_total is None else report.suite_total,
         "cases": [
             {
                 "name": case.name,
@@ -34,6 +38,11 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
                 "passed": case.passed,
                 "error": case.error,
                 "duration_s": round(case.duration_s, 6),
+                "models": list(case.models),
+                "retries": [
+                    {"reason": r.reason, "attempt": r.attempt, "waited_s": r.waited_s}
+                    for r in case.retries
+                ],
                 "checks": [
                     {"check": check.check, "passed": check.passed, "detail": check.detail}
                     for check in case.checks

@@ -1,8 +1,8 @@
 """The ``live`` run mode: the model's side is a real OpenAI-compatible endpoint.
 
 Configured by the ``[eval.live]`` table. Live cases may leave out ``steps`` (the
-model writes the responses; steps that are there are ignored), only the
-``allowed_tools`` are offered and dispatched, and cases run up to
+model writes the responses; steps that are there are ignored), the agent is
+offered the tools replay would offer (:mod:`zeroclaw_eval.offer`), and cases run up to
 ``max_concurrency`` at once. The HTTP client lives in
 :mod:`zeroclaw_eval.chat_completions` and is imported only when a live case is
 about to run, so registering this mode costs a replay run nothing.
@@ -21,6 +21,13 @@ from zeroclaw_eval.family import Problem
 from zeroclaw_eval.fixture import LlmTrace
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.mode import CaseProvider, RunMode
+from zeroclaw_eval.offer import check_allowed, select
+
+#: Request fields the harness sends itself, which ``extra_body`` may not set
+#: (``stream``: the client reads one JSON document, not a stream of events).
+HARNESS_FIELDS = frozenset(
+    {"model", "messages", "tools", "stream", "temperature", "max_tokens", "seed", "stop"}
+)
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
@@ -45,12 +52,16 @@ class LiveMode(RunMode):
             raise ConfigError(
                 f"eval.live.base_url={live.base_url!r}: must be an http:// or https:// URL"
             )
-        for tool in live.allowed_tools:
-            if tool not in registry.tools:
-                known = ", ".join(sorted(registry.tools)) or "none"
+        check_allowed(config, registry.tools)
+        for key in live.extra_body:
+            if key in HARNESS_FIELDS:
                 raise ConfigError(
-                    f"eval.live.allowed_tools: {tool!r} is not a registered tool "
-                    f"(registered: {known})"
+                    f"eval.live.extra_body.{key}: the harness sets this request field itself"
+                    + (
+                        ""
+                        if key in ("model", "messages", "tools", "stream")
+                        else f" (use eval.live.{key})"
+                    )
                 )
         if live.api_key_env is not None and not os.environ.get(live.api_key_env):
             # The variable's name, never a value: the key must not reach any output.
@@ -60,8 +71,7 @@ class LiveMode(RunMode):
             )
 
     def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
-        allowed = set(config.live.allowed_tools)
-        return {name: tool for name, tool in available.items() if name in allowed}
+        return select(available, config)
 
     def concurrency(self, config: EvalConfig) -> int:
         return config.live.max_concurrency
@@ -69,7 +79,7 @@ class LiveMode(RunMode):
     def provider(self, trace: LlmTrace, config: EvalConfig) -> CaseProvider:
         from zeroclaw_eval.chat_completions import LiveProvider
 
-        return LiveProvider(config.live)
+        return LiveProvider(config.live, case_timeout_s=config.case_timeout_s)
 
 
 @hookimpl

@@ -10,28 +10,44 @@ lucky.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from zeroclaw_eval import casenotes
 from zeroclaw_eval.agent import Message, ModelReply, Tool, ToolCallRequest
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.family import Problem
-from zeroclaw_eval.fixture import LlmTrace, Step, TextResponse
+from zeroclaw_eval.fixture import LlmTrace, Step, TextResponse, ToolCallsResponse
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.mode import CaseProvider, RunMode
+from zeroclaw_eval.offer import check_allowed, select
 from zeroclaw_eval.report import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.registry import Registry
 
 
 def to_reply(step: Step) -> ModelReply:
     """A scripted step as the agent loop receives it."""
     response = step.response
     if isinstance(response, TextResponse):
-        return ModelReply(response.content, (), response.input_tokens, response.output_tokens)
+        return ModelReply(
+            response.content,
+            (),
+            response.input_tokens,
+            response.output_tokens,
+            refusal=response.refusal,
+            model=response.model,
+        )
     calls = tuple(ToolCallRequest(c.id, c.name, c.arguments) for c in response.tool_calls)
-    return ModelReply(None, calls, response.input_tokens, response.output_tokens)
+    return ModelReply(
+        response.content,
+        calls,
+        response.input_tokens,
+        response.output_tokens,
+        model=response.model,
+    )
 
 
 class ReplayProvider(CaseProvider):
@@ -42,6 +58,7 @@ class ReplayProvider(CaseProvider):
         self._queue: deque[ModelReply] = deque()
         self._turn = 0
         self._scripted = 0
+        self._notes = casenotes.current()  # the case's, whichever thread asks
 
     def begin_turn(self, turn: int) -> None:
         self._turn = turn
@@ -55,7 +72,9 @@ class ReplayProvider(CaseProvider):
                 f"responses than scripted ({plural(self._scripted, 'step')} scripted for "
                 "this turn)"
             )
-        return self._queue.popleft()
+        reply = self._queue.popleft()
+        self._notes.served_by(reply.model)
+        return reply
 
     def end_turn(self, turn: int) -> None:
         if self._queue:
@@ -79,9 +98,39 @@ class ReplayMode(RunMode):
                     ("turns", index, "steps"),
                     "replay needs at least one scripted step per turn",
                 )
+            for number, step in enumerate(turn.steps or ()):
+                yield from _reused_ids(index, number, step)
+
+    def check_config(self, config: EvalConfig, registry: Registry) -> None:
+        check_allowed(config, registry.tools)
+
+    def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
+        return select(available, config)
 
     def provider(self, trace: LlmTrace, config: EvalConfig) -> ReplayProvider:
         return ReplayProvider(trace)
+
+
+def _response_at(turn: int, number: int) -> tuple[str | int, ...]:
+    return ("turns", turn, "steps", number, "response")
+
+
+def _reused_ids(turn: int, number: int, step: Step) -> Iterator[Problem]:
+    """A scripted reply giving two calls one id: no real server does, and whatever
+    pairs results with calls by id (a real provider, a model bridge) cannot tell
+    them apart."""
+    if not isinstance(step.response, ToolCallsResponse):
+        return
+    first: dict[str, int] = {}
+    for index, call in enumerate(step.response.tool_calls):
+        earlier = first.setdefault(call.id, index)
+        if earlier != index:
+            yield Problem(
+                # The first "tool_calls" is the union tag, as pydantic locations have it.
+                (*_response_at(turn, number), "tool_calls", "tool_calls", index, "id"),
+                f"step {number} of turn {turn} gives tool_calls[{earlier}] and "
+                f"tool_calls[{index}] the same id {call.id!r}; each call needs its own",
+            )
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.report import Formatter, SuiteReport
+from zeroclaw_eval.report import CaseReport, Formatter, SuiteReport
 
 
 class TextFormatter(Formatter):
@@ -15,26 +15,63 @@ class TextFormatter(Formatter):
     name = "text"
     description = "human-readable summary (default)"
 
+    def __init__(self, verbosity: int = 0) -> None:
+        self.verbosity = verbosity
+        """-1 (``-q``): passing cases are left out; 1 (``-v``): every check is listed."""
+
     def render(self, report: SuiteReport) -> str:
         # Names, sources and messages come from fixtures and plugins: escaped to one
         # line each, so that none can forge a line of the report (a fake "✓").
         lines = [f"error: {one_line(error)}" for error in report.errors]
         for case in report.cases:
+            if self.verbosity < 0 and case.passed:
+                continue
             mark = "✓" if case.passed else "✗"
             title = f"{mark} {one_line(case.name)} ({one_line(case.source)})"
             if case.error is not None:
                 lines.append(f"{title}: error: {one_line(case.error)}")
+                lines.extend(_notes(case))
                 continue
             passed = sum(1 for check in case.checks if check.passed)
             lines.append(f"{title}: {passed}/{len(case.checks)} checks")
+            shown = case.checks if self.verbosity > 0 else case.failed_checks
             lines.extend(
-                f"    ✗ {one_line(check.check)}: {one_line(check.detail)}"
-                for check in case.failed_checks
+                f"    {'✓' if check.passed else '✗'} {one_line(check.check)}: "
+                f"{one_line(check.detail)}"
+                for check in shown
             )
-        lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
+            lines.extend(_notes(case))
+        lines.append(f"{report.passed_count}/{len(report.cases)} cases passed{_scope(report)}")
         if not report.gating:
             lines.append("not gating: failures are reported but do not change the exit code")
+            if report.run_errors:
+                lines.append(
+                    f"but {report.run_errors} of {len(report.cases)} cases hit a run error "
+                    "and measured nothing: exit 1"
+                )
         return "\n".join(lines) + "\n"
+
+
+def _scope(report: SuiteReport) -> str:
+    """What part of the suite ran, when it was not all of it."""
+    total = report.suite_total
+    if report.shard is not None:
+        index, count = report.shard
+        return f" (shard {index}/{count} of a {total}-case suite)"
+    if total is not None and total != len(report.cases):
+        return f" ({total - len(report.cases)} of {total} deselected)"
+    return ""
+
+
+def _notes(case: CaseReport) -> list[str]:
+    """What the model side said about a case: which model answered, what was retried."""
+    lines = []
+    if case.models:
+        lines.append(f"    model: {one_line(', '.join(case.models))}")
+    if case.retries:
+        listed = "; ".join(str(retry) for retry in case.retries)
+        lines.append(f"    retried {len(case.retries)}x: {one_line(listed)}")
+    return lines
 
 
 @hookimpl

@@ -6,7 +6,8 @@ Tools: ``hang`` (blocks forever; first writes the file named by
 ``bad_output`` (a ToolResult whose output is not text), ``exit`` (calls
 ``sys.exit(0)``). Families: ``explodes_when_graded`` and ``hangs_when_graded``
 (each grades an empty run normally, so admission accepts them, and fails on a real
-run), ``explodes_when_admitted`` (its admission rules raise). Formatters:
+run), ``explodes_when_admitted`` (its admission rules raise), ``hangs_when_admitted``
+(its admission rules write the ``ZEROCLAW_FAULTY_MARKER`` file, then block). Formatters:
 ``explode`` (raises) and ``not_text`` (returns None).
 """
 
@@ -118,6 +119,21 @@ class ExplodesWhenAdmitted(Family[bool]):
         return [CheckResult(self.name, False, "never admitted")]
 
 
+class HangsWhenAdmitted(Family[bool]):
+    name = "hangs_when_admitted"
+    params = bool
+
+    def rules(self, params: bool, expects: Mapping[str, Any]) -> Iterable[Problem]:
+        marker = os.environ.get("ZEROCLAW_FAULTY_MARKER")
+        if marker:
+            Path(marker).write_text("admitting", encoding="utf-8")
+        threading.Event().wait()
+        raise AssertionError("unreachable")
+
+    def grade(self, params: bool, run: RunRecord) -> list[CheckResult]:
+        return [CheckResult(self.name, False, "never admitted")]
+
+
 class Explode(Formatter):
     name = "explode"
     machine_readable = True
@@ -144,6 +160,7 @@ def zeroclaw_eval_register_families(register: Callable[[Family[Any]], None]) -> 
     register(ExplodesWhenGraded())
     register(HangsWhenGraded())
     register(ExplodesWhenAdmitted())
+    register(HangsWhenAdmitted())
 
 
 @hookimpl

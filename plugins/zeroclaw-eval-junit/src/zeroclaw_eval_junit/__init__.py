@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import PurePosixPath
 
 from zeroclaw_eval import CaseReport, Formatter, SuiteReport, hookimpl
 
-__all__ = ["JunitFormatter", "xml_attr", "xml_safe", "xml_text"]
+__all__ = ["JunitFormatter", "classname", "xml_attr", "xml_safe", "xml_text"]
 
 # Everything outside the XML 1.0 Char production (lone surrogates included).
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -60,8 +61,25 @@ def _seconds(value: float) -> str:
     return f"{value:.6f}"
 
 
+def classname(source: str) -> str:
+    """The fixture's directory, dotted: ``evals/regression/x.json`` -> ``evals.regression``.
+
+    CI viewers split a classname at its last dot into package and class, so the file
+    name there would show every case in a class called ``json``. Dots inside a
+    directory name become ``_`` for the same reason; the file is in ``file``.
+    """
+    parent = PurePosixPath(source.replace("\\", "/")).parent
+    parts = [part.replace(".", "_") for part in parent.parts if part not in ("/", ".", "..")]
+    return ".".join(parts) or "zeroclaw-eval"
+
+
 def _testcase(case: CaseReport) -> list[str]:
-    attrs = _attrs(name=case.name, classname=case.source, time=_seconds(case.duration_s))
+    attrs = _attrs(
+        name=case.name,
+        classname=classname(case.source),
+        file=case.source,
+        time=_seconds(case.duration_s),
+    )
     head = f"    <testcase {attrs}"
     if case.passed:
         return [head + " />"]

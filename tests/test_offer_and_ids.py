@@ -1,0 +1,163 @@
+"""One tool offer for replay and live, and tool-call ids that pair: refused at admission."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval import CaseReport, CheckResult, SuiteReport
+
+from .chat_server import ChatServer, text, tool_calls
+from .conftest import echo_case, zeroclaw
+from .live_helpers import write_config
+from .live_helpers import zeroclaw as zeroclaw_live
+
+
+def write_suite(tmp_path: Path, *cases: Any) -> Path:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for index, case in enumerate(cases):
+        (suite / f"{index:02d}.json").write_text(json.dumps(case), encoding="utf-8")
+    return suite
+
+
+def two_calls(first_id: str, second_id: str) -> dict[str, Any]:
+    case = echo_case(model_name="batched")
+    calls = case["turns"][0]["steps"][0]["response"]["tool_calls"]
+    calls[0]["id"] = first_id
+    calls.append({"id": second_id, "name": "echo", "arguments": {"message": "again"}})
+    case["expects"]["exact_tool_calls"] = 2
+    return case
+
+
+def test_two_scripted_calls_with_one_id_are_refused_naming_step_and_id(tmp_path: Path) -> None:
+    write_suite(tmp_path, two_calls("c1", "c1"))
+
+    run = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path)
+    check = zeroclaw("eval", "check", "--suite", "suite", cwd=tmp_path)
+
+    for result in (run, check):
+        assert result.returncode == 1
+        assert (
+            'Error: suite/00.json: turns[0].steps[0].response.tool_calls[1].id="c1": step 0 of '
+            "turn 0 gives tool_calls[0] and tool_calls[1] the same id 'c1'; each call needs "
+            "its own\n"
+        ) in result.stderr
+    assert run.stdout == ""
+
+
+def test_distinct_ids_are_admitted(tmp_path: Path) -> None:
+    write_suite(tmp_path, two_calls("c1", "c2"))
+    result = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def offer_config(tmp_path: Path, tools: list[str]) -> None:
+    listed = ", ".join(f'"{tool}"' for tool in tools)
+    (tmp_path / "zeroclaw.toml").write_text(
+        f"[eval.live]\nallowed_tools = [{listed}]\n", encoding="utf-8"
+    )
+
+
+def test_a_scripted_call_to_a_tool_left_out_of_the_offer_is_refused_naming_the_step(
+    tmp_path: Path,
+) -> None:
+    write_suite(tmp_path, echo_case())
+    assert zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path).returncode == 0
+    offer_config(tmp_path, [])
+
+    result = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path)
+
+    assert result.returncode == 1
+    assert (
+        'Error: suite/00.json: turns[0].steps[0].response.tool_calls[0].name="echo": step 0 '
+        "of turn 0 calls 'echo', which is registered but not offered to the agent "
+        "(eval.live.allowed_tools: none)\n"
+    ) in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_call_to_a_tool_no_plugin_registers_is_still_a_case(tmp_path: Path) -> None:
+    """The phantom-tool cases of the corpus: the model asks for a tool that does not exist."""
+    case = echo_case(expects={"all_tools_succeeded": False})
+    case["turns"][0]["steps"][0]["response"]["tool_calls"][0]["name"] = "shell"
+    write_suite(tmp_path, case)
+    offer_config(tmp_path, ["echo"])
+
+    result = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_replay_offers_what_live_offers(tmp_path: Path) -> None:
+    """With allowed_tools = [], replay dispatches no tool: the call fails as in live."""
+    case = echo_case(
+        expects={"tool_results_contain": [{"tool": "echo", "needle": "unknown tool 'echo'"}]}
+    )
+    write_suite(tmp_path, case)
+    offer_config(tmp_path, [])
+    # Admission refuses the scripted call first: the refusal is the guard...
+    assert zeroclaw("eval", "check", "--suite", "suite", cwd=tmp_path).returncode == 1
+    # ...and the live agent, offered nothing, reports the same failed call.
+    live_case = {k: v for k, v in case.items()}
+    live_case["turns"] = [{"user_input": "Echo hello"}]
+    (tmp_path / "suite" / "00.json").write_text(json.dumps(live_case), encoding="utf-8")
+    with ChatServer() as server:
+        server.add([tool_calls(("c1", "echo", {"message": "hello"})), text("no echo")])
+        write_config(tmp_path, server.url, allowed_tools=[])
+        live = zeroclaw_live("eval", "run", "--mode", "live", "--suite", "suite", cwd=tmp_path)
+    assert live.returncode == 0, live.stdout + live.stderr
+    assert "tools" not in server.requests[0].body
+
+
+def test_an_allowed_tool_that_is_not_registered_is_a_config_error_in_replay_too(
+    tmp_path: Path,
+) -> None:
+    write_suite(tmp_path, echo_case())
+    offer_config(tmp_path, ["echo", "shell"])
+
+    result = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path)
+
+    assert result.returncode == 1
+    assert result.stderr == (
+        "Error: eval.live.allowed_tools: 'shell' is not a registered tool (registered: echo)\n"
+    )
+
+
+def test_a_run_error_fails_a_non_gating_report_and_a_failed_check_does_not() -> None:
+    failed = CaseReport("a", "a.json", (CheckResult("c", False, "no"),))
+    broken = CaseReport("b", "b.json", error="case 'b': cannot connect")
+    assert SuiteReport("s", (failed,), gating=False).exit_code() == 0
+    assert SuiteReport("s", (failed, broken), gating=False).exit_code() == 1
+    assert SuiteReport("s", (failed, broken)).exit_code() == 1
+    # A case -x never started is listed with an error, but it is not a run error.
+    skipped = CaseReport("c", "c.json", error="not run: the run stopped", ran=False)
+    assert SuiteReport("s", (failed, skipped), gating=False).exit_code() == 0
+
+
+def test_a_recording_that_replay_would_refuse_is_reported_and_not_written(
+    tmp_path: Path,
+) -> None:
+    """Offered nothing, the live model still calls echo: the run is right to pass, but a
+    fixture scripting that call would be refused, so it is not written."""
+    case = {
+        "model_name": "offered-nothing",
+        "turns": [{"user_input": "Echo hello"}],
+        "expects": {"tool_results_contain": [{"tool": "echo", "needle": "unknown tool"}]},
+    }
+    write_suite(tmp_path, case)
+    with ChatServer() as server:
+        server.add([tool_calls(("c1", "echo", {"message": "hello"})), text("no echo")])
+        write_config(tmp_path, server.url, allowed_tools=[])
+        result = zeroclaw_live("eval", "record", "--suite", "suite", "--out", "out", cwd=tmp_path)
+
+    assert result.returncode == 1
+    assert "✓ offered-nothing (suite/00.json): 1/1 checks" in result.stdout
+    assert (
+        'Error: out/00.json: turns[0].steps[0].response.tool_calls[0].name="echo": step 0 of '
+        "turn 0 calls 'echo', which is registered but not offered to the agent "
+        "(eval.live.allowed_tools: none) (recorded, not written)\n"
+    ) in result.stderr
+    assert "recorded 0/1 cases into out" in result.stderr
+    assert list((tmp_path / "out").iterdir()) == []
