@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zeroclaw_eval import bridge as bridge_module
 from zeroclaw_eval.agent import ModelReply, ToolCallRequest
 from zeroclaw_eval.bridge import (
     CODE_RUN_ERROR,
@@ -602,3 +603,21 @@ def test_an_oversized_body_is_refused_before_it_is_read(bridge: ModelBridge) -> 
     assert answer.startswith("HTTP/1.1 413 ")
     assert "Connection: close" in answer
     assert '"message": "a request body of 67108864 bytes is too large"' in answer
+
+
+def test_a_failure_inside_the_bridge_is_a_recorded_400_not_a_dropped_connection(
+    bridge: ModelBridge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(route: BridgeRoute, endpoint: str, raw: bytes) -> Any:
+        raise ValueError("a translation bug")
+
+    monkeypatch.setitem(bridge_module.ENDPOINTS, ("POST", "chat"), broken)
+    script = Script(ModelReply("never", ()))
+    route = bridge.open_route("bug", script)
+    with route, pytest.raises(openai.BadRequestError) as raised:
+        client_for(route, max_retries=3).chat.completions.create(model="m", messages=USER)
+
+    assert raised.value.code == CODE_RUN_ERROR
+    assert route.errors == [
+        "the bridge could not serve this request: ValueError: a translation bug"
+    ]
