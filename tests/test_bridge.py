@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zeroclaw_eval import bridge as bridge_module
 from zeroclaw_eval.agent import ModelReply, ToolCallRequest
 from zeroclaw_eval.bridge import (
     CODE_RUN_ERROR,
@@ -565,3 +566,58 @@ def test_any_reply_streams_back_to_exactly_itself(
     assert streamed == [(call.call_id, call.name, call.arguments) for call in requests]
     assert final.usage is not None
     assert (final.usage.prompt_tokens, final.usage.completion_tokens) == (len(text), len(calls))
+
+
+def test_a_chunked_request_body_is_read_whole(bridge: ModelBridge) -> None:
+    script = Script(ModelReply("chunked ok", ()))
+    with bridge.open_route("chunked", script) as route:
+        port = int(bridge.url.rsplit(":", 1)[1])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        body = json.dumps({"model": "m", "messages": USER}).encode()
+        pieces = iter([body[:7], body[7:20], body[20:]])
+        connection.request(
+            "POST",
+            f"/r/{route.token}/v1/chat/completions",
+            pieces,
+            {"Authorization": f"Bearer {route.api_key}", "Content-Type": "application/json"},
+            encode_chunked=True,
+        )
+        response = connection.getresponse()
+        reply = json.loads(response.read())
+        connection.close()
+
+    assert response.status == 200
+    assert reply["choices"][0]["message"]["content"] == "chunked ok"
+    assert route.requests[0].messages == USER
+
+
+def test_an_oversized_body_is_refused_before_it_is_read(bridge: ModelBridge) -> None:
+    with bridge.open_route("huge", Script()) as route:
+        host, port = bridge.url.split("//")[1].split(":")
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(
+                f"POST /r/{route.token}/v1/chat/completions HTTP/1.1\r\n"
+                f"Host: x\r\nContent-Length: {64 * 1024 * 1024}\r\n\r\n".encode()
+            )
+            answer = sock.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 413 ")
+    assert "Connection: close" in answer
+    assert '"message": "a request body of 67108864 bytes is too large"' in answer
+
+
+def test_a_failure_inside_the_bridge_is_a_recorded_400_not_a_dropped_connection(
+    bridge: ModelBridge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(route: BridgeRoute, endpoint: str, raw: bytes) -> Any:
+        raise ValueError("a translation bug")
+
+    monkeypatch.setitem(bridge_module.ENDPOINTS, ("POST", "chat"), broken)
+    script = Script(ModelReply("never", ()))
+    route = bridge.open_route("bug", script)
+    with route, pytest.raises(openai.BadRequestError) as raised:
+        client_for(route, max_retries=3).chat.completions.create(model="m", messages=USER)
+
+    assert raised.value.code == CODE_RUN_ERROR
+    assert route.errors == [
+        "the bridge could not serve this request: ValueError: a translation bug"
+    ]

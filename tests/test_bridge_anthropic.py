@@ -8,6 +8,8 @@ from typing import Any
 
 import anthropic
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.test_bridge import LONG_TEXT, Script
 from zeroclaw_eval.agent import ModelReply, ToolCallRequest
@@ -211,3 +213,29 @@ def test_what_the_bridge_cannot_carry_is_refused_and_recorded(
         client_for(route).messages.create(model="m", max_tokens=64, messages=messages)
     assert script.seen == []
     assert route.errors == [error]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    text=st.text(max_size=100),
+    calls=st.lists(
+        st.dictionaries(st.text(max_size=8), st.text(max_size=40), max_size=3), max_size=3
+    ),
+)
+def test_any_reply_streams_back_to_exactly_itself(text: str, calls: list[dict[str, str]]) -> None:
+    requests = tuple(
+        ToolCallRequest(f"toolu_{index}", "echo", arguments)
+        for index, arguments in enumerate(calls)
+    )
+    reply = ModelReply(text, requests, input_tokens=3, output_tokens=len(text))
+    with ModelBridge() as running, running.open_route("any", Script(reply)) as route:
+        manager = client_for(route).messages.stream(model="m", max_tokens=64, messages=USER)
+        with manager as stream:
+            final = stream.get_final_message()
+
+    texts = [block.text for block in final.content if block.type == "text"]
+    assert texts == ([text] if text or not calls else [])
+    uses = [(block.id, block.input) for block in final.content if block.type == "tool_use"]
+    assert uses == [(call.call_id, call.arguments) for call in requests]
+    assert final.stop_reason == ("tool_use" if calls else "end_turn")
+    assert final.usage.output_tokens == len(text)

@@ -8,6 +8,8 @@ from typing import Any
 
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.test_bridge import LONG_TEXT, Script, client_for
 from zeroclaw_eval.agent import ModelReply, ToolCallRequest
@@ -226,3 +228,34 @@ def test_what_the_bridge_cannot_carry_is_refused_and_recorded(
     assert raised.value.message.endswith(error)
     assert script.seen == []
     assert route.errors == [error]
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    text=st.text(max_size=100),
+    calls=st.lists(
+        st.dictionaries(st.text(max_size=8), st.text(max_size=40), max_size=3), max_size=3
+    ),
+)
+def test_any_reply_streams_back_to_exactly_itself(text: str, calls: list[dict[str, str]]) -> None:
+    requests = tuple(
+        ToolCallRequest(f"call_{index}", "echo", arguments) for index, arguments in enumerate(calls)
+    )
+    reply = ModelReply(text, requests, input_tokens=3, output_tokens=len(text))
+    with ModelBridge() as running, running.open_route("any", Script(reply)) as route:
+        manager = client_for(route).responses.stream(model="m", input="x")
+        with manager as stream:
+            final = stream.get_final_response()
+
+    texts = [item for item in final.output if item.type == "message"]
+    if text or not calls:
+        assert final.output_text == text and len(texts) == 1
+    else:
+        assert texts == []
+    streamed = [
+        (item.call_id, json.loads(item.arguments))
+        for item in final.output
+        if item.type == "function_call"
+    ]
+    assert streamed == [(call.call_id, call.arguments) for call in requests]
+    assert final.usage is not None and final.usage.output_tokens == len(text)

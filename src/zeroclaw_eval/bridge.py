@@ -359,11 +359,18 @@ class _Handler(BaseHTTPRequestHandler):
                 )
             status, payload = handler(route, endpoint, body)
         except Refusal as refusal:
-            if route is not None:
-                route.fail(refusal.message)
-            self._send_error(refusal)
+            self._refuse(route, refusal)
+            return
+        except Exception as exc:  # a bridge bug still answers, and is seen, never retried
+            failure = f"the bridge could not serve this request: {type(exc).__name__}: {exc}"
+            self._refuse(route, Refusal(400, failure, CODE_RUN_ERROR))
             return
         self._send(status, payload)
+
+    def _refuse(self, route: BridgeRoute | None, refusal: Refusal) -> None:
+        if route is not None:
+            route.fail(refusal.message)
+        self._send_error(refusal)
 
     def _route(self) -> tuple[BridgeRoute, str]:
         """The route the path names and the endpoint under its ``/v1``."""
