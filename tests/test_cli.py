@@ -72,12 +72,12 @@ EXPECTED_STDERR = {
 RUN_ERRORS = {
     "under_scripted": (
         "under",
-        "case 'under': turn 0: the agent requested more responses than scripted "
+        "case 'under': turn 0, step 1: the agent requested more responses than scripted "
         "(1 step scripted for this turn)",
     ),
     "over_scripted": (
         "over",
-        "case 'over': turn 0: 1 scripted step left unused after the turn ended: "
+        "case 'over': turn 0, step 1: 1 scripted step left unused after the turn ended: "
         "the fixture over-specifies the turn",
     ),
     "iteration_limit": (

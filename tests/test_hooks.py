@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval import (
+    AgentSession,
+    AgentUnderTest,
     CaseProvider,
     CheckResult,
     EvalConfig,
@@ -21,6 +23,7 @@ from zeroclaw_eval import (
     Formatter,
     LlmTrace,
     ModelReply,
+    ModelSide,
     RunMode,
     RunRecord,
     SuiteReport,
@@ -47,6 +50,7 @@ def signature(name: str) -> str:
 
 def test_there_are_hooks() -> None:
     assert HOOKS == [
+        "zeroclaw_eval_register_agents",
         "zeroclaw_eval_register_families",
         "zeroclaw_eval_register_formatters",
         "zeroclaw_eval_register_modes",
@@ -94,8 +98,12 @@ def test_each_hook_is_called_once_in_documented_order() -> None:
         def zeroclaw_eval_register_tools(self) -> None:
             calls.append("tools")
 
+        @hookimpl
+        def zeroclaw_eval_register_agents(self) -> None:
+            calls.append("agents")
+
     make_registry(Recorder())
-    assert calls == ["families", "formatters", "modes", "tools"]
+    assert calls == ["families", "formatters", "modes", "tools", "agents"]
 
 
 # --- one test per hook --------------------------------------------------------------
@@ -143,6 +151,34 @@ class Upper:
         return ToolResult(str(arguments.get("message", "")).upper())
 
 
+class ShoutingSession(AgentSession):
+    """Asks the model once per turn and shouts its text back; never runs a tool."""
+
+    def __init__(self, side: ModelSide) -> None:
+        self.side = side
+        self.history: list[dict[str, Any]] = []
+        self.run_record = RunRecord()
+
+    def run_turn(self, turn: int, user_input: str) -> str:
+        self.history.append({"role": "user", "content": user_input})
+        reply = self.side.provider.respond(self.history, list(self.side.tools.values()))
+        text = (reply.content or "").upper()
+        self.history.append({"role": "assistant", "content": text})
+        self.run_record.responses.append(text)
+        return text
+
+    def record(self) -> RunRecord:
+        return self.run_record
+
+
+class Shouter(AgentUnderTest):
+    name = "shouter"
+    cannot_certify = MappingProxyType({"exact_tool_calls": "it never runs a tool"})
+
+    def start(self, side: ModelSide) -> AgentSession:
+        return ShoutingSession(side)
+
+
 class EveryHook:
     """One plugin object implementing every hook."""
 
@@ -163,6 +199,10 @@ class EveryHook:
         self, register: Callable[[str, Callable[[], Tool]], None]
     ) -> None:
         register(Upper.name, Upper)
+
+    @hookimpl
+    def zeroclaw_eval_register_agents(self, register: Callable[[AgentUnderTest], None]) -> None:
+        register(Shouter())
 
 
 def run(suite: Path, *args: str, plugin: object | None = None) -> tuple[int, str, str]:
@@ -215,3 +255,35 @@ def test_hook_zeroclaw_eval_register_tools(tmp_path: Path) -> None:
     code, stdout, _ = run(tmp_path)
     assert code == 1
     assert "unknown tool 'upper'" in stdout
+
+
+def test_hook_zeroclaw_eval_register_agents(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    write_fixture(suite, fixture({"response_contains": ["DONE"]}, response="done"))
+    code, stdout, _ = run(suite, plugin=EveryHook())
+    assert code == 1, stdout  # the reference loop returns the scripted text as it is
+    assert '✗ response_contains: "DONE": not found' in stdout
+    assert run(suite, "--agent", "shouter", plugin=EveryHook())[0] == 0
+    code, _, stderr = run(suite, "--agent", "whisperer", plugin=EveryHook())
+    assert code == 2
+    assert "unknown agent 'whisperer' (known: reference, shouter)" in stderr
+    listed = run_cli(["eval", "plugins"], EveryHook()).stdout
+    assert "reference (built-in)\n    agents: reference\n" in listed
+    assert "agents: shouter" in listed
+    # [eval].agent selects it too, and an unknown name lists the known agents.
+    config = tmp_path / "zeroclaw.toml"
+    config.write_text('[eval]\nagent = "shouter"\n', encoding="utf-8")
+    assert run(suite, "--config", str(config), plugin=EveryHook())[0] == 0
+    code, _, stderr = run(suite, "--config", str(config))
+    assert code == 1
+    assert "eval.agent='shouter': unknown agent (known: reference)" in stderr
+    # What the agent cannot certify is refused at admission, only when it runs.
+    write_fixture(suite, fixture({"exact_tool_calls": 1}, tool_calls=[("echo", {})]), "b.json")
+    code, _, stderr = run(suite, "--agent", "shouter", plugin=EveryHook())
+    assert code == 1
+    assert (
+        "b.json: expects.exact_tool_calls=1: agent 'shouter' cannot certify this family: "
+        "it never runs a tool"
+    ) in stderr
+    assert run(suite, plugin=EveryHook())[0] == 1  # admitted for reference; DONE still fails
+    assert "b.json" not in run(suite, plugin=EveryHook())[2]

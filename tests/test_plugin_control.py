@@ -73,7 +73,13 @@ def test_installed_plugins_are_listed_with_distribution_and_version(installed: N
     assert junit["distribution"] == "zeroclaw-eval-junit"
     assert junit["version"] == distribution("zeroclaw-eval-junit").version
     assert junit["entry_point"] == "zeroclaw_eval_junit"
-    assert junit["provides"] == {"families": [], "formatters": ["junit"], "modes": [], "tools": []}
+    assert junit["provides"] == {
+        "families": [],
+        "formatters": ["junit"],
+        "modes": [],
+        "tools": [],
+        "agents": [],
+    }
     assert rows["response_json"]["provides"]["families"] == ["response_json"]
     assert rows["echo"]["builtin"] is True and rows["echo"]["distribution"] is None
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import Case, Expectation, admit_file
     from zeroclaw_eval.agent import Agent, ModelReply, Provider, Tool, ToolCallRequest, ToolResult
+    from zeroclaw_eval.bridged import BridgedAgent, BridgedSession
     from zeroclaw_eval.config import EvalConfig, load_config
     from zeroclaw_eval.errors import (
         AdmissionError,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.report import CaseReport, CheckResult, Formatter, SuiteReport
     from zeroclaw_eval.runner import run_case, run_cases, run_suite
     from zeroclaw_eval.suite import load_suite, vacuity
+    from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
     from zeroclaw_eval.workspace import case_workspace
 
 # Importing the package imports none of the modules below; each public name is
@@ -50,6 +52,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolCallRequest",
         "ToolResult",
     ),
+    "zeroclaw_eval.bridged": ("BridgedAgent", "BridgedSession"),
     "zeroclaw_eval.config": ("EvalConfig", "load_config"),
     "zeroclaw_eval.errors": (
         "AdmissionError",
@@ -70,6 +73,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "zeroclaw_eval.report": ("CaseReport", "CheckResult", "Formatter", "SuiteReport"),
     "zeroclaw_eval.runner": ("run_case", "run_cases", "run_suite"),
     "zeroclaw_eval.suite": ("load_suite", "vacuity"),
+    "zeroclaw_eval.under_test": ("AgentSession", "AgentUnderTest", "ModelSide"),
     "zeroclaw_eval.workspace": ("case_workspace",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -92,6 +96,10 @@ __all__ = [
     "DEFAULT_PLUGINS",
     "AdmissionError",
     "Agent",
+    "AgentSession",
+    "AgentUnderTest",
+    "BridgedAgent",
+    "BridgedSession",
     "Case",
     "CaseProvider",
     "CaseReport",
@@ -103,6 +111,7 @@ __all__ = [
     "Formatter",
     "LlmTrace",
     "ModelReply",
+    "ModelSide",
     "NonEmptyStr",
     "Params",
     "PluginLoadError",

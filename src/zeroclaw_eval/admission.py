@@ -18,7 +18,7 @@ import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -31,6 +31,9 @@ from zeroclaw_eval.record import RunRecord, empty_run
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CheckResult
 from zeroclaw_eval.wording import MISSING, describe, dotted, kind_of, shown
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.under_test import AgentUnderTest
 
 Path_ = tuple[str | int, ...]
 
@@ -86,10 +89,18 @@ class Case:
         return tuple(results)
 
 
-def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | None = None) -> Case:
+def admit_file(
+    path: Path,
+    registry: Registry,
+    mode: RunMode,
+    *,
+    source: str | None = None,
+    agent: AgentUnderTest | None = None,
+) -> Case:
     """Read, validate and admit one fixture file. Raises :class:`AdmissionError`.
 
-    ``source`` is how the file is named in messages and reports (default: ``path``).
+    ``source`` is how the file is named in messages and reports (default: ``path``);
+    ``agent``, when given, may refuse what it cannot certify (see :func:`admit_data`).
     """
     name = source or str(path)
     try:
@@ -120,20 +131,38 @@ def admit_file(path: Path, registry: Registry, mode: RunMode, *, source: str | N
         raise AdmissionError(
             name, "", f"not UTF-8 text (invalid byte at offset {exc.start})"
         ) from None
-    return admit_text(text, registry, mode, source=name)
+    return admit_text(text, registry, mode, source=name, agent=agent)
 
 
-def admit_text(text: str, registry: Registry, mode: RunMode, *, source: str) -> Case:
+def admit_text(
+    text: str,
+    registry: Registry,
+    mode: RunMode,
+    *,
+    source: str,
+    agent: AgentUnderTest | None = None,
+) -> Case:
     """Admit a fixture given as JSON text; ``source`` names it in messages."""
     try:
         data = strictjson.loads(text.removeprefix("\ufeff"))
     except strictjson.StrictJSONError as exc:
         raise AdmissionError(source, dotted(exc.path), exc.message) from None
-    return admit_data(data, registry, mode, source=source)
+    return admit_data(data, registry, mode, source=source, agent=agent)
 
 
-def admit_data(data: Any, registry: Registry, mode: RunMode, *, source: str) -> Case:
-    """Admit an already parsed fixture document."""
+def admit_data(
+    data: Any,
+    registry: Registry,
+    mode: RunMode,
+    *,
+    source: str,
+    agent: AgentUnderTest | None = None,
+) -> Case:
+    """Admit an already parsed fixture document.
+
+    After the mode's rules, ``agent`` (the agent under test, when given) refuses the
+    families it cannot certify: a check it could only pass on a guess never runs.
+    """
     if not isinstance(data, dict):
         raise AdmissionError(source, "", f"a fixture must be a JSON object, not {kind_of(data)}")
     if SCHEMA_KEY in data:  # for editors only: it says nothing about the case
@@ -147,6 +176,9 @@ def admit_data(data: Any, registry: Registry, mode: RunMode, *, source: str) -> 
     expectations = _admit_expects(source, data, trace.expects, registry)
     for problem in mode.admit(trace):
         raise _problem(source, data, problem.path, problem.message)
+    if agent is not None:
+        for problem in agent.admit(trace):
+            raise _problem(source, data, problem.path, problem.message)
     return Case(source, trace, expectations)
 
 

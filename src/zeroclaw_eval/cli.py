@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.report import Formatter, SuiteReport
     from zeroclaw_eval.report_files import ReportTarget
     from zeroclaw_eval.shard import ShardSpec
+    from zeroclaw_eval.under_test import AgentUnderTest
 
 T = TypeVar("T")
 
@@ -218,6 +219,7 @@ def _load_suite(
     paths: Sequence[Path] = (),
     source: Callable[[Path], str] = str,
     config: EvalConfig | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> list[Case]:
     """Admit the suite, then let the cyclic collector run, blind to all built so far.
 
@@ -236,8 +238,8 @@ def _load_suite(
 
     try:
         if paths:
-            return load_named(paths, registry, mode, source=source, config=config)
-        return load_suite(directory, registry, mode, source=source, config=config)
+            return load_named(paths, registry, mode, source=source, config=config, agent=agent)
+        return load_suite(directory, registry, mode, source=source, config=config, agent=agent)
     finally:
         gc.freeze()
         if click.get_current_context().meta.get(_COLLECTOR_PAUSED):
@@ -279,6 +281,17 @@ def _named(
     if flag is not None:
         raise click.BadParameter(f"unknown {key} {name!r} (known: {known})", param_hint=f"'{flag}'")
     raise ConfigError(f"{loaded.field(key)}={name!r}: unknown {key} (known: {known})")
+
+
+def _agent(registry: Registry, loaded: LoadedConfig, flag: str | None) -> AgentUnderTest:
+    """The agent under test: ``--agent NAME``, else ``[eval].agent`` or ``[eval.agent]``."""
+    from zeroclaw_eval.agent_run import select_agent
+
+    setting = loaded.config.agent
+    if flag is not None or isinstance(setting, str):
+        name = flag if flag is not None else str(setting)
+        return _named(registry.agents, name, "agent", flag and "--agent", loaded)
+    return select_agent(registry, setting, base_dir=loaded.base_dir, field=loaded.field)
 
 
 def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> Expression | None:
@@ -363,6 +376,12 @@ plugin_option = click.option(
     help="Report format for stdout (text, json, or a plugin's).",
 )
 @click.option(
+    "--agent",
+    "agent_name",
+    default=None,
+    help="Agent under test (overrides [eval].agent): reference, or a plugin's.",
+)
+@click.option(
     "--gate/--no-gate",
     "gate",
     default=None,
@@ -389,6 +408,7 @@ def run(
     verbose: bool,
     mode: str | None,
     format_name: str | None,
+    agent_name: str | None,
     gate: bool | None,
     report_specs: tuple[str, ...],
     repeat: int | None,
@@ -427,6 +447,9 @@ def run(
             config = config.model_copy(update={"repeats": repeat})
         if ks is not None:
             config = config.model_copy(update={"pass_k": ks})
+        agent = _agent(registry, loaded, agent_name)
+        if agent_name is not None:  # so the report's config digest names the agent run
+            config = config.model_copy(update={"agent": agent_name})
         formatter = _named(
             registry.formatters, config.format, "format", format_name and "--format", loaded
         )
@@ -447,7 +470,7 @@ def run(
         filed = filed_under(directory, paths, label)
         recorder = open_run_history(loaded, history, no_history, directory, filed)
         try:
-            admitted = _load_suite(directory, registry, run_mode, paths, shown, config)
+            admitted = _load_suite(directory, registry, run_mode, paths, shown, config, agent)
             selected = select(admitted, keyword, shard_spec)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
@@ -466,7 +489,13 @@ def run(
         runner = run_until_failure if exitfirst else run_cases
         with _sigterm_interrupts():
             report = runner(
-                selected.cases, run_mode, registry, config, suite=label, progress=_progress()
+                selected.cases,
+                run_mode,
+                registry,
+                config,
+                suite=label,
+                progress=_progress(),
+                agent=agent,
             )
         report = replace(report, shard=sharded, suite_total=selected.suite_total)
         _emit(_render(registry, formatter, report))
@@ -580,7 +609,10 @@ def check(
         loaded, registry = _setup(config_path, blocked)
         directory = _suite_dir(loaded, suite)
         run_mode = _named(registry.modes, loaded.config.mode, "mode", None, loaded)
-        cases = _load_suite(directory, registry, run_mode, paths, _shown(loaded), loaded.config)
+        agent = _agent(registry, loaded, None)
+        cases = _load_suite(
+            directory, registry, run_mode, paths, _shown(loaded), loaded.config, agent
+        )
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
@@ -627,7 +659,10 @@ def record(
         config = loaded.config.model_copy(update={"mode": "live", "repeats": 1, "pass_k": None})
         live = RecordingMode(select_mode(registry, "live"))
         replay = select_mode(registry, "replay")
-        cases = _load_suite(suite, registry, live, source=_shown(loaded), config=config)
+        agent = _agent(registry, loaded, None)
+        cases = _load_suite(
+            suite, registry, live, source=_shown(loaded), config=config, agent=agent
+        )
         targets = [out / Path(case.source).name for case in cases]
         existing = [str(target) for target in targets if target.exists()]
         if existing and not force:
@@ -639,7 +674,9 @@ def record(
             out.mkdir(parents=True, exist_ok=True)  # before running: fail fast, not after
         except OSError as exc:
             raise ZeroclawEvalError(f"{out}: cannot create the output directory: {exc}") from None
-        report = run_cases(cases, live, registry, config, suite=str(suite), progress=_progress())
+        report = run_cases(
+            cases, live, registry, config, suite=str(suite), progress=_progress(), agent=agent
+        )
         written = 0
         refused: list[str] = []
         for case, case_report, target in zip(cases, report.cases, targets, strict=True):

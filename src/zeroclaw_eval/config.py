@@ -17,7 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from zeroclaw_eval.agent import DEFAULT_MAX_TOOL_ITERATIONS
 from zeroclaw_eval.errors import ConfigError
@@ -75,6 +84,65 @@ class LiveConfig(BaseModel):
     (unset: every registered tool); a call to another one fails."""
 
 
+#: How long a command agent may take to exit once its stdin is closed.
+DEFAULT_AGENT_GRACE_S = 2.0
+
+
+class AgentTable(BaseModel):
+    """The ``[eval.agent]`` table: a team's own agent, reached through the model bridge.
+
+    Exactly one of ``factory`` (Python, in-process) and ``command`` (any language,
+    one process per case, JSON lines on stdin/stdout). Relative paths are relative
+    to the configuration file: the factory's module is imported with that directory
+    first on ``sys.path``, and a command word naming a file there is made absolute.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    factory: str | None = Field(None, min_length=1)
+    """``module:callable`` called as ``factory(base_url=, api_key=, workspace=)`` per case."""
+    command: list[NonEmptyStr] | None = Field(None, min_length=1)
+    """The argv of the agent process, started once per case in the case workspace."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables added to the agent process's environment (``command`` only)."""
+    grace_s: float = Field(DEFAULT_AGENT_GRACE_S, gt=0, allow_inf_nan=False)
+    """How long the process may take to exit after its stdin is closed before it is killed."""
+    max_concurrency: int | None = Field(None, ge=1)
+    """How many cases run at once: in replay exactly this many (default 1); in live
+    mode no more than ``[eval.live] max_concurrency`` either."""
+
+    @field_validator("factory")
+    @classmethod
+    def _module_colon_callable(cls, value: str | None) -> str | None:
+        if value is not None:
+            module, colon, attribute = value.partition(":")
+            if not colon or not module.strip() or not attribute.strip():
+                raise ValueError("expected module:callable, e.g. my_pkg.agent:make_agent")
+        return value
+
+    @model_validator(mode="after")
+    def _one_attachment(self) -> AgentTable:
+        if (self.factory is None) == (self.command is None):
+            raise ValueError("give exactly one of factory (Python) and command (any language)")
+        if self.env and self.command is None:
+            raise ValueError("env is only for a command agent")
+        return self
+
+
+def _agent_form(value: Any) -> str:
+    return "table" if isinstance(value, (dict, AgentTable)) else "name"
+
+
+AgentSetting = Annotated[
+    Annotated[str, Tag("name"), Field(min_length=1)] | Annotated[AgentTable, Tag("table")],
+    Discriminator(_agent_form),
+]
+"""``[eval] agent = "NAME"`` (a registered agent) or an ``[eval.agent]`` table."""
+
+_UNION_TAGS = {"agent": ("name", "table")}
+"""Tags pydantic inserts into error locations below these keys; not keys of the file."""
+
+
 class EvalConfig(BaseModel):
     """The harness settings. Command-line flags override what a file says."""
 
@@ -109,6 +177,8 @@ class EvalConfig(BaseModel):
     history: str | None = Field(None, min_length=1)
     """The SQLite run history ``zeroclaw eval run`` appends to (default:
     ``.zeroclaw/history.sqlite`` beside the configuration file)."""
+    agent: AgentSetting = "reference"
+    """The agent under test: a registered agent's name, or an ``[eval.agent]`` table."""
 
     def digest(self) -> str:
         """A short, stable fingerprint of the settings that can change a verdict.
@@ -217,6 +287,9 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
         return EvalConfig.model_validate(table)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
+        loc = error["loc"]
+        if len(loc) > 1 and loc[1] in _UNION_TAGS.get(str(loc[0]), ()):
+            error["loc"] = (loc[0], *loc[2:])
         value: Any = table
         for part in error["loc"]:
             if isinstance(value, dict):
@@ -226,7 +299,8 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
             else:
                 value = MISSING
         if error["type"] == "extra_forbidden":
-            table_model: type[BaseModel] = LiveConfig if error["loc"][0] == "live" else EvalConfig
+            tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
+            table_model = tables.get(error["loc"][0], EvalConfig)
             known = ", ".join(table_model.model_fields)
             message = f"unknown key (known keys: {known})"
         else:

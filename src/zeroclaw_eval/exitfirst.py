@@ -24,6 +24,7 @@ from zeroclaw_eval.runner import (
     pass_ks,
     run_cases,
 )
+from zeroclaw_eval.under_test import AgentUnderTest
 
 NOT_RUN = "not run: the run stopped after the first failure (-x/--exitfirst)"
 
@@ -36,6 +37,7 @@ def run_until_failure(
     *,
     suite: str = "",
     progress: Progress | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> SuiteReport:
     """:func:`~zeroclaw_eval.runner.run_cases`, one case at a time, stopping after
     the first case that does not pass. Each case keeps its time limit; an
@@ -46,7 +48,7 @@ def run_until_failure(
     index = 0
     try:
         for index, case in enumerate(cases):
-            one = run_cases([case], mode, registry, config, suite=suite)
+            one = run_cases([case], mode, registry, config, suite=suite, agent=agent)
             if one.interrupted is not None:
                 raise SuiteInterrupted(signal.Signals[one.interrupted])
             report = one.cases[0]

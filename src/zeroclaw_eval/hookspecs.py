@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.family import Family
     from zeroclaw_eval.mode import RunMode
     from zeroclaw_eval.report import Formatter
+    from zeroclaw_eval.under_test import AgentUnderTest
 
 PROJECT_NAME = "zeroclaw_eval"
 """The pluggy project name, and the entry-point group plugins are found in."""
@@ -67,4 +68,16 @@ def zeroclaw_eval_register_tools(register: Callable[[str, Callable[[], Tool]], N
     never leaks between cases. ``name`` must equal the tool's ``name``. A tool that
     needs files works in :func:`zeroclaw_eval.case_workspace`, the running case's
     private directory (made on first use, removed when the case ends).
+    """
+
+
+@hookspec
+def zeroclaw_eval_register_agents(register: Callable[[AgentUnderTest], None]) -> None:
+    """Register agents the harness can put under test: call ``register(agent)`` for each.
+
+    ``agent`` is a :class:`~zeroclaw_eval.under_test.AgentUnderTest` instance; its
+    ``name`` is what ``--agent`` and ``[eval].agent`` select (default ``reference``,
+    the built-in loop). Its ``start(side)`` makes a fresh session per case attempt
+    that meets only the model side, never the fixture; its ``cannot_certify``
+    families are refused at admission when it is the agent under test.
     """

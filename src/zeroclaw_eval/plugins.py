@@ -31,6 +31,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.replay",
     "zeroclaw_eval.builtin.live",
     "zeroclaw_eval.builtin.echo",
+    "zeroclaw_eval.builtin.reference",
 )
 
 DISABLE_PLUGINS_ENV = "ZEROCLAW_EVAL_DISABLE_PLUGINS"

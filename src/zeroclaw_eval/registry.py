@@ -1,4 +1,4 @@
-"""The typed view of what the plugins provide: name -> family, formatter, mode, tool.
+"""The typed view of what the plugins provide: name -> family, formatter, mode, tool, agent.
 
 Callers use this instead of the untyped hook relay. Each object is kept with the
 name of the plugin that registered it; a name two plugins claim is an error naming
@@ -18,10 +18,11 @@ from zeroclaw_eval.errors import PluginLoadError
 from zeroclaw_eval.family import Family, lax_parameter_types
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.report import Formatter
+from zeroclaw_eval.under_test import AgentUnderTest
 
 T = TypeVar("T")
 
-KINDS = ("families", "formatters", "modes", "tools")
+KINDS = ("families", "formatters", "modes", "tools", "agents")
 """The kinds of object plugins register, as :meth:`Registry.provided_by` names them."""
 
 
@@ -42,6 +43,7 @@ class Registry:
     formatters: Mapping[str, Registered[Formatter]] = field(default_factory=dict)
     modes: Mapping[str, Registered[RunMode]] = field(default_factory=dict)
     tools: Mapping[str, Registered[Callable[[], Tool]]] = field(default_factory=dict)
+    agents: Mapping[str, Registered[AgentUnderTest]] = field(default_factory=dict)
     blocked: tuple[str, ...] = ()
     """The plugins that were blocked, never loaded: whatever they provide is missing."""
 
@@ -75,8 +77,12 @@ class Registry:
                     "expected register(name, factory)"
                 )
             _add(tools, "tool", args[0], args[1], plugin)
+        agents: dict[str, Registered[AgentUnderTest]] = {}
+        for plugin, args in _each(pm, "zeroclaw_eval_register_agents"):
+            agent = _one_named(args, AgentUnderTest, "agent", plugin)
+            _add(agents, "agent", agent.name, agent, plugin)
         blocked = tuple(sorted(name for name, plugin in pm.list_name_plugin() if plugin is None))
-        return cls(families, formatters, modes, tools, blocked)
+        return cls(families, formatters, modes, tools, agents, blocked)
 
     def family(self, name: str) -> Registered[Family[Any]] | None:
         """The family a fixture's ``expects`` key names, if one is registered."""
@@ -89,6 +95,7 @@ class Registry:
             "formatters": self.formatters,
             "modes": self.modes,
             "tools": self.tools,
+            "agents": self.agents,
         }
         return {
             kind: sorted(name for name, entry in tables[kind].items() if entry.plugin == plugin)

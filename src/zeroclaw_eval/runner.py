@@ -1,5 +1,10 @@
 """Running cases: a fresh agent per case, the mode's provider, then grading.
 
+The agent under test is a registered plugin (:mod:`zeroclaw_eval.under_test`):
+the built-in ``reference`` loop, or a team's own agent reached through the
+loopback model bridge, which a run starts once when its agent needs it and stops
+however the run ends (:mod:`zeroclaw_eval.agent_run`).
+
 A run error fails its case and is reported with it; it never stops the suite.
 Nor does a case that hangs: cases run in worker threads under the wall-clock
 limit ``case_timeout_s`` (:mod:`zeroclaw_eval.supervise`). Grading sees only the
@@ -14,9 +19,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.admission import Case
-from zeroclaw_eval.agent import Agent
+from zeroclaw_eval.agent_run import OpenSessions, model_bridge, select_agent, workers
 from zeroclaw_eval.casenotes import collecting
 from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
@@ -27,7 +33,11 @@ from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport, plural
 from zeroclaw_eval.suite import load_suite
 from zeroclaw_eval.supervise import Supervisor
+from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.workspace import fresh_workspace
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.bridge import ModelBridge
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -42,16 +52,38 @@ class SuiteInterrupted(KeyboardInterrupt):
         super().__init__(signal.Signals(signum).name)
 
 
-def execute(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> RunRecord:
-    """Run a case's turns through a fresh agent. Raises :class:`RunError`."""
+def execute(
+    case: Case,
+    mode: RunMode,
+    registry: Registry,
+    config: EvalConfig,
+    *,
+    agent: AgentUnderTest | None = None,
+    bridge: ModelBridge | None = None,
+    opened: Callable[[AgentSession], None] | None = None,
+) -> RunRecord:
+    """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
+
+    ``agent`` defaults to the one ``config`` selects; ``bridge`` is the run's model
+    bridge, for an agent that needs one. The runner brackets each turn on the
+    mode's provider, so a turn that ends before its scripted steps are used is a
+    run error whatever the agent. ``opened`` is told the session as soon as it
+    exists, so that a case abandoned from another thread can be closed.
+    """
+    agent = agent if agent is not None else select_agent(registry, config.agent)
     provider = mode.provider(case.trace, config)
     tools = mode.tools(registry.make_tools(), config)
-    agent = Agent(provider, dict(tools), config.max_tool_iterations)
-    for index, turn in enumerate(case.trace.turns):
-        provider.begin_turn(index)
-        agent.run_turn(index, turn.user_input)
-        provider.end_turn(index)
-    return agent.record
+    session = agent.start(ModelSide(case.name, provider, tools, config, bridge))
+    try:
+        if opened is not None:
+            opened(session)
+        for index, turn in enumerate(case.trace.turns):
+            provider.begin_turn(index)
+            session.run_turn(index, turn.user_input)
+            provider.end_turn(index)
+        return session.record()
+    finally:
+        session.close()
 
 
 def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> CaseReport:
@@ -63,7 +95,16 @@ def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) 
     return run_cases([case], mode, registry, config).cases[0]
 
 
-def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> CaseReport:
+def attempt(
+    case: Case,
+    mode: RunMode,
+    registry: Registry,
+    config: EvalConfig,
+    *,
+    agent: AgentUnderTest | None = None,
+    bridge: ModelBridge | None = None,
+    opened: Callable[[AgentSession], None] | None = None,
+) -> CaseReport:
     """Run and grade one case on this thread, turning every failure into its report.
 
     ``SystemExit`` and other non-``Exception`` errors raised by the code run are
@@ -77,7 +118,9 @@ def attempt(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -
     with collecting() as notes:  # what the model side reports: models, retries
         try:
             with fresh_workspace():
-                record = execute(case, mode, registry, config)
+                record = execute(
+                    case, mode, registry, config, agent=agent, bridge=bridge, opened=opened
+                )
                 tokens = (record.input_tokens, record.output_tokens)
                 checks = case.grade(record)
         except RunError as exc:
@@ -109,6 +152,7 @@ def run_cases(
     *,
     suite: str = "",
     progress: Progress | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> SuiteReport:
     """Run already admitted cases and collect their reports, in suite order.
 
@@ -123,8 +167,15 @@ def run_cases(
     With ``config.repeats`` above 1, every case runs that many times, each
     attempt with its own agent, tools and workspace, and its report holds them all
     (:meth:`CaseReport.of_attempts`).
+
+    ``agent`` defaults to the one ``config.agent`` selects. When it needs the model
+    bridge, one bridge serves the whole run, and is stopped however the run ends;
+    a case abandoned at its time limit, or cut short by an interruption, has its
+    session closed (a command agent's processes are killed).
     """
     mode.check_config(config, registry)
+    agent = agent if agent is not None else select_agent(registry, config.agent)
+    agent.check_config(config)
     ks = pass_ks(config)
     cases = list(cases)
     repeats = config.repeats
@@ -149,23 +200,50 @@ def run_cases(
         )
         return CaseReport(case.name, case.source, (), error, config.case_timeout_s)
 
-    supervisor = Supervisor(
-        len(todo),
-        lambda index: attempt(todo[index], mode, registry, config),
-        finished,
-        timed_out,
-        workers=mode.concurrency(config),
-        timeout_s=config.case_timeout_s,
-    )
-    try:
-        supervisor.run()
-    except KeyboardInterrupt as exc:
-        signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
-        unit = "attempt" if repeats > 1 else "case"
-        partial = interrupted_report(
-            suite, mode.name, todo, reports, supervisor.started, signum, unit=unit
+    sessions = OpenSessions()
+
+    def abandoned(index: int) -> CaseReport:
+        report = timed_out(index)
+        if sessions.close(index) and agent.needs_bridge:
+            error = f"{report.error}; the agent under test was stopped"
+            report = CaseReport(report.name, report.source, (), error, report.duration_s)
+        return report
+
+    with model_bridge(agent.needs_bridge) as bridge:
+
+        def job(index: int) -> CaseReport:
+            try:
+                return attempt(
+                    todo[index],
+                    mode,
+                    registry,
+                    config,
+                    agent=agent,
+                    bridge=bridge,
+                    opened=lambda session: sessions.add(index, session),
+                )
+            finally:
+                sessions.forget(index)
+
+        supervisor = Supervisor(
+            len(todo),
+            job,
+            finished,
+            abandoned,
+            workers=workers(mode, agent, config),
+            timeout_s=config.case_timeout_s,
         )
-        return replace(partial, cases=by_case(partial.cases, repeats), repeats=repeats, ks=ks)
+        try:
+            supervisor.run()
+        except KeyboardInterrupt as exc:
+            signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
+            unit = "attempt" if repeats > 1 else "case"
+            partial = interrupted_report(
+                suite, mode.name, todo, reports, supervisor.started, signum, unit=unit
+            )
+            return replace(partial, cases=by_case(partial.cases, repeats), repeats=repeats, ks=ks)
+        finally:
+            sessions.close_all()
     ordered = tuple(report for report in reports if report is not None)
     return SuiteReport(
         suite,
@@ -255,8 +333,9 @@ def run_suite(
     registry = registry or Registry.from_plugin_manager(get_plugin_manager())
     directory = Path(suite if suite is not None else config.suite_dir)
     mode = select_mode(registry, config.mode)
-    cases = load_suite(directory, registry, mode, config=config)
-    return run_cases(cases, mode, registry, config, suite=str(directory))
+    agent = select_agent(registry, config.agent)
+    cases = load_suite(directory, registry, mode, config=config, agent=agent)
+    return run_cases(cases, mode, registry, config, suite=str(directory), agent=agent)
 
 
 def select_mode(registry: Registry, name: str) -> RunMode:

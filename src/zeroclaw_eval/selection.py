@@ -24,6 +24,7 @@ from zeroclaw_eval.suite import admit_files, fixture_paths
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.under_test import AgentUnderTest
 
 
 class SelectionError(SuiteLoadError):
@@ -65,11 +66,19 @@ def load_named(
     *,
     source: Callable[[Path], str] = str,
     config: EvalConfig | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> list[Case]:
     """Admit every fixture ``paths`` names (see :func:`named_files`), or raise
-    :class:`SuiteLoadError` listing every refusal (``config``: see :func:`admit_files`)."""
+    :class:`SuiteLoadError` listing every refusal (``config``, ``agent``: see
+    :func:`admit_files`)."""
     return admit_files(
-        named_files(paths), registry, mode, suite=suite_label(paths), source=source, config=config
+        named_files(paths),
+        registry,
+        mode,
+        suite=suite_label(paths),
+        source=source,
+        config=config,
+        agent=agent,
     )
 
 

@@ -22,6 +22,7 @@ from zeroclaw_eval.report import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.under_test import AgentUnderTest
 
 
 def fixture_paths(directory: Path) -> list[Path]:
@@ -47,19 +48,23 @@ def load_suite(
     *,
     source: Callable[[Path], str] = str,
     config: EvalConfig | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> list[Case]:
     """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal.
 
     ``source(path)`` is how each case names its fixture in reports (default: the path).
     With ``config``, scripted calls are also held to its tool offer
-    (:mod:`zeroclaw_eval.offer`).
+    (:mod:`zeroclaw_eval.offer`). ``agent``, the agent under test, may refuse
+    fixtures it cannot certify.
     """
     paths = fixture_paths(directory)
     if not paths:
         raise SuiteLoadError(
             f"suite {directory}: no *.json fixtures: an empty suite is never green"
         )
-    return admit_files(paths, registry, mode, suite=str(directory), source=source, config=config)
+    return admit_files(
+        paths, registry, mode, suite=str(directory), source=source, config=config, agent=agent
+    )
 
 
 def admit_files(
@@ -70,20 +75,23 @@ def admit_files(
     suite: str,
     source: Callable[[Path], str] = str,
     config: EvalConfig | None = None,
+    agent: AgentUnderTest | None = None,
 ) -> list[Case]:
     """Admit every file of ``paths``, or raise :class:`SuiteLoadError` listing every
     refusal. ``suite`` names them in that error; ``source(path)`` names each case;
-    with ``config``, scripted calls are held to its tool offer.
+    with ``config``, scripted calls are held to its tool offer, unless ``agent``
+    brings its own tools; ``agent`` may refuse what it cannot certify.
     """
     from zeroclaw_eval.offer import check_offer, offered_names
 
-    offered = offered_names(config, registry.tools) if config is not None else None
+    own_tools = agent is not None and agent.own_tools
+    offered = offered_names(config, registry.tools) if config and not own_tools else None
     cases: list[Case] = []
     problems: list[str] = []
     refused = 0
     for path in paths:
         try:
-            case = admit_file(path, registry, mode, source=source(path))
+            case = admit_file(path, registry, mode, source=source(path), agent=agent)
             if offered is not None:
                 check_offer(case, offered, registry.tools)
             cases.append(case)

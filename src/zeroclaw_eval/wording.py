@@ -43,6 +43,8 @@ def describe(error: ErrorDetails, value: Any) -> str:
         return f"must be {_EXPECTED_KIND[kind]}, not {kind_of(value)}"
     if kind in ("too_short", "string_too_short") and value in ([], {}, ""):
         return "must not be empty"
+    if kind == "value_error" and "error" in error.get("ctx", {}):
+        return str(error["ctx"]["error"])  # a validator's own sentence, without pydantic's prefix
     phrase = _PHRASES.get(kind)
     if phrase is not None:
         return phrase

@@ -2,8 +2,9 @@
 
 Each turn's steps are a FIFO queue. Asking for more responses than the turn
 scripts, or ending a turn with responses left over, is a run error naming the
-turn: the next turn's steps are never borrowed, and a fixture that
-over-specifies a turn is wrong, not lucky.
+turn and the step (both 0-based, as in ``turns[0].steps[1]``): the next turn's
+steps are never borrowed, and a fixture that over-specifies a turn is wrong, not
+lucky.
 """
 
 from __future__ import annotations
@@ -67,8 +68,9 @@ class ReplayProvider(CaseProvider):
     def respond(self, messages: Sequence[Message], tools: Sequence[Tool]) -> ModelReply:
         if not self._queue:
             raise RunError(
-                f"turn {self._turn}: the agent requested more responses than scripted "
-                f"({plural(self._scripted, 'step')} scripted for this turn)"
+                f"turn {self._turn}, step {self._scripted}: the agent requested more "
+                f"responses than scripted ({plural(self._scripted, 'step')} scripted for "
+                "this turn)"
             )
         reply = self._queue.popleft()
         self._notes.served_by(reply.model)
@@ -76,9 +78,10 @@ class ReplayProvider(CaseProvider):
 
     def end_turn(self, turn: int) -> None:
         if self._queue:
+            first = self._scripted - len(self._queue)
             raise RunError(
-                f"turn {turn}: {plural(len(self._queue), 'scripted step')} left unused "
-                f"after the turn ended: the fixture over-specifies the turn"
+                f"turn {turn}, step {first}: {plural(len(self._queue), 'scripted step')} "
+                "left unused after the turn ended: the fixture over-specifies the turn"
             )
 
 

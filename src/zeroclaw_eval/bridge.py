@@ -1,0 +1,783 @@
+"""The loopback model bridge: an OpenAI-compatible server in front of a case's model side.
+
+An agent under test that is not the reference loop (a team's own agent, in any
+language) talks to a model over HTTP. The bridge is that model: a stdlib HTTP
+server on 127.0.0.1 (ephemeral port, one per run) that speaks the OpenAI Chat
+Completions API faithfully enough for the official SDKs, unmodified, and answers
+each request from a callable, the running case's mode provider.
+
+Each case attempt opens its own :class:`BridgeRoute`: a private base URL
+(``http://127.0.0.1:PORT/r/<token>/v1``) and API key. Requests on one route go
+to that route's ``answer`` one at a time, in arrival order, so parallel cases
+never cross and a provider never sees two requests at once.
+
+Endpoints under a route's base URL:
+
+- ``POST /chat/completions``: non-streaming, or ``stream: true`` as server-sent
+  events (a role delta, text deltas, tool-call deltas carrying ``index``, ``id``,
+  ``type`` and pieces of the function's name and ``arguments`` string, a chunk
+  with ``finish_reason``, a usage chunk when ``stream_options.include_usage``,
+  then ``data: [DONE]``).
+- ``POST /responses``: the OpenAI Responses API, non-streaming and streaming
+  (:mod:`zeroclaw_eval.bridge_responses`, imported on first use);
+- ``POST /messages``: the Anthropic Messages API, non-streaming and streaming
+  (:mod:`zeroclaw_eval.bridge_anthropic`; Anthropic's SDKs take the route's
+  ``root_url``, as they add ``/v1`` themselves, and send the key as ``x-api-key``);
+- ``GET /models`` and ``GET /models/{id}``: the models the route has been asked
+  for, or :data:`DEFAULT_MODEL`.
+
+Whatever the wire format, ``answer`` sees the conversation in the
+chat-completions shape (:class:`BridgeRequest`).
+
+Failures never hang and never print: every refusal is an OpenAI-style error
+body (``{"error": {"message", "type", "param", "code"}}``) with a 4xx status, so
+the SDKs raise at once instead of retrying, and every refusal on a known route
+is also appended to :attr:`BridgeRoute.errors`, where the runner finds it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import secrets
+import socket
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from zeroclaw_eval.agent import ModelReply
+from zeroclaw_eval.errors import RunError, one_line
+
+#: The model ``GET /models`` lists before any request named one.
+DEFAULT_MODEL = "zeroclaw-eval-bridge"
+
+#: The largest request body the bridge reads (a conversation, not an upload).
+MAX_BODY_BYTES = 32 * 1024 * 1024
+
+#: Characters per streamed text or ``arguments`` delta (a few tokens' worth):
+#: small enough that a client really reassembles pieces, large enough to keep
+#: the chunks, which an SDK parses one by one, few.
+STREAM_PIECE_CHARS = 32
+
+#: How long :meth:`ModelBridge.close` waits for connection threads. Only a thread
+#: still inside an ``answer`` that hangs (a live provider waiting on its network
+#: timeout) can take this long; it is then left to end on its own.
+CLOSE_WAIT_S = 10.0
+
+#: ``code`` of the error body when the script cannot answer (HTTP 400: not retried).
+CODE_SCRIPT_EXHAUSTED = "zeroclaw_eval_script_exhausted"
+#: ``code`` of the error body when answering failed in any other way.
+CODE_RUN_ERROR = "zeroclaw_eval_run_error"
+
+
+@dataclass(frozen=True)
+class BridgeRequest:
+    """One model request an agent made, as the answering provider sees it.
+
+    ``messages`` are in the chat-completions shape, exactly as sent, except that
+    a ``content`` given as a list of text parts is joined into one string:
+    assistant ``tool_calls`` keep their ids and *string* ``arguments``, and
+    ``role: "tool"`` messages keep their ``tool_call_id``. ``tools`` are the
+    request's ``tools`` entries as sent; ``body`` is the whole decoded request.
+    """
+
+    api: str
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    stream: bool
+    body: dict[str, Any]
+
+
+Answer = Callable[[BridgeRequest], ModelReply]
+"""Answers one request; raises :class:`RunError` when the script cannot."""
+
+
+class BridgeRoute:
+    """One case attempt's private way in: its base URL, its API key, what it saw.
+
+    ``requests`` holds every parsed request, answered or refused by ``answer``,
+    in order; ``errors`` one line per failure on this route (``answer`` raised,
+    a malformed request, a wrong key, an unknown endpoint, a request after
+    :meth:`close`). The lines do not name the case: the runner does.
+    """
+
+    def __init__(self, bridge: ModelBridge, label: str, answer: Answer) -> None:
+        self.label = label
+        self.token = secrets.token_hex(8)
+        self.api_key = f"zc-{secrets.token_hex(16)}"
+        #: What SDKs that add ``/v1`` themselves (Anthropic's) take as their base URL.
+        self.root_url = f"{bridge.url}/r/{self.token}"
+        #: What ``OPENAI_BASE_URL`` / ``base_url=`` of the OpenAI SDKs take.
+        self.base_url = f"{self.root_url}/v1"
+        self.requests: list[BridgeRequest] = []
+        self.errors: list[str] = []
+        self.models: list[str] = []
+        self.closed = False
+        #: What a wire format keeps between requests (the Responses API's stored
+        #: responses, for ``previous_response_id``).
+        self.memory: dict[str, Any] = {}
+        self._answer = answer
+        self._bridge = bridge
+        # One request at a time per route: a provider is a per-case object.
+        self.lock = threading.Lock()
+
+    def answer(self, request: BridgeRequest) -> ModelReply:
+        """Record ``request`` and ask the route's ``answer`` for the reply."""
+        self.requests.append(request)
+        if request.model and request.model not in self.models:
+            self.models.append(request.model)
+        return self._answer(request)
+
+    def fail(self, message: str) -> None:
+        """Keep one line saying what went wrong on this route."""
+        self.errors.append(one_line(message))
+
+    def close(self) -> None:
+        """Stop serving this route: later requests on it are refused (404). Idempotent."""
+        self.closed = True
+        self._bridge._forget(self)
+
+    def __enter__(self) -> BridgeRoute:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class ModelBridge:
+    """The loopback server: one per run, shared by every case through their routes.
+
+    A context manager; :meth:`close` is idempotent, ends every open connection,
+    joins the server's threads and frees the port.
+    """
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self._host = host
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._routes: dict[str, BridgeRoute] = {}
+        # Closed routes stay reachable while their owner holds them, so a late
+        # request is still recorded against its case; then they go away.
+        self._closed: weakref.WeakValueDictionary[str, BridgeRoute] = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Bind an ephemeral port on the host and serve in a daemon thread."""
+        if self._server is not None:
+            return
+        server = _Server((self._host, 0), _Handler)
+        server.bridge = self
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="zeroclaw-eval-bridge",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop serving, end open connections, join every thread, free the port.
+
+        A connection thread stuck in a hung ``answer`` is waited on for at most
+        :data:`CLOSE_WAIT_S`; its connection is already shut.
+        """
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        server.drop_connections()
+        server.join_workers(CLOSE_WAIT_S)
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT`` of the running server."""
+        if self._server is None:
+            raise RuntimeError("the model bridge is not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def open_route(self, label: str, answer: Answer) -> BridgeRoute:
+        """A new private route whose requests ``answer`` answers; ``label`` names its case."""
+        route = BridgeRoute(self, label, answer)
+        with self._lock:
+            self._routes[route.token] = route
+        return route
+
+    def lookup(self, token: str) -> BridgeRoute | None:
+        """The route with ``token``, open or closed-but-still-held, else ``None``."""
+        with self._lock:
+            return self._routes.get(token) or self._closed.get(token)
+
+    def _forget(self, route: BridgeRoute) -> None:
+        with self._lock:
+            if self._routes.pop(route.token, None) is not None:
+                self._closed[route.token] = route
+
+    def __enter__(self) -> ModelBridge:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class _Server(ThreadingHTTPServer):
+    """A threading HTTP server that can end its connections and join their threads.
+
+    Connection threads are daemons (a forgotten bridge never blocks the
+    interpreter's exit), so the stdlib does not join them: this server keeps them.
+    """
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128  # parallel agents connect in bursts
+    bridge: ModelBridge
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        self.workers: list[threading.Thread] = []
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        worker = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name="zeroclaw-eval-bridge-connection",
+            daemon=True,
+        )
+        with self.connections_lock:
+            self.workers = [thread for thread in self.workers if thread.is_alive()]
+            self.workers.append(worker)
+        worker.start()
+
+    def join_workers(self, timeout_s: float) -> None:
+        """Wait for the connection threads, at most ``timeout_s`` in all."""
+        deadline = time.monotonic() + timeout_s
+        with self.connections_lock:
+            workers, self.workers = self.workers, []
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+
+    def drop_connections(self) -> None:
+        """Shut every open connection, waking threads blocked reading a keep-alive socket."""
+        with self.connections_lock:
+            connections = list(self.connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):  # already closed by the client
+                connection.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay silent: a client that hangs up mid-reply is not the harness's failure."""
+
+
+class Refusal(Exception):
+    """Raised by an endpoint to refuse a request: an OpenAI-style error reply with
+    ``status``, and, on a known route, one line of its ``errors``."""
+
+    def __init__(
+        self, status: int, message: str, code: str | None, kind: str = "invalid_request_error"
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.kind = kind
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves one connection (HTTP/1.1, keep-alive) of the bridge."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "zeroclaw-eval-bridge"
+    sys_version = ""
+    disable_nagle_algorithm = True  # replies are small; do not wait for ACKs
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            with self.server.connections_lock:
+                self.server.connections.discard(self.connection)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: the bridge reports through routes, never on stderr."""
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def _serve(self, method: str) -> None:
+        route: BridgeRoute | None = None
+        try:
+            body = self._read_body()
+            route, endpoint = self._route()
+            self._authorize(route)
+            handler = ENDPOINTS.get((method, endpoint.split("/")[0]))
+            if handler is None:
+                raise Refusal(
+                    404, f"the bridge does not serve {method} /v1/{endpoint}", "unknown_url"
+                )
+            status, payload = handler(route, endpoint, body)
+        except Refusal as refusal:
+            self._refuse(route, refusal)
+            return
+        except Exception as exc:  # a bridge bug still answers, and is seen, never retried
+            failure = f"the bridge could not serve this request: {type(exc).__name__}: {exc}"
+            self._refuse(route, Refusal(400, failure, CODE_RUN_ERROR))
+            return
+        self._send(status, payload)
+
+    def _refuse(self, route: BridgeRoute | None, refusal: Refusal) -> None:
+        if route is not None:
+            route.fail(refusal.message)
+        self._send_error(refusal)
+
+    def _route(self) -> tuple[BridgeRoute, str]:
+        """The route the path names and the endpoint under its ``/v1``."""
+        path = self.path.split("?", 1)[0]
+        parts = path.split("/", 4)
+        # ["", "r", token, "v1", endpoint]
+        if len(parts) < 5 or parts[1] != "r" or parts[3] != "v1":
+            raise Refusal(404, f"no bridge route at {one_line(path)!r}", "unknown_route")
+        route = self.server.bridge.lookup(parts[2])
+        if route is None:
+            raise Refusal(404, "no such bridge route (the case has finished?)", "unknown_route")
+        if route.closed:
+            route.fail(f"the agent made a request after the case's route was closed: {path}")
+            raise Refusal(
+                404, f"the bridge route of case {route.label!r} is closed", "unknown_route"
+            )
+        return route, parts[4].rstrip("/")
+
+    def _authorize(self, route: BridgeRoute) -> None:
+        bearer = self.headers.get("Authorization", "")
+        key = bearer[7:] if bearer[:7].lower() == "bearer " else self.headers.get("x-api-key", "")
+        if not hmac.compare_digest(key.strip().encode(), route.api_key.encode()):
+            raise Refusal(
+                401,
+                "a request with a missing or wrong API key (use the route's api_key)",
+                "invalid_api_key",
+            )
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._read_chunked()
+        length_text = self.headers.get("Content-Length")
+        if not length_text:
+            return b""
+        try:
+            length = int(length_text)
+        except ValueError:
+            self.close_connection = True
+            raise Refusal(400, "Content-Length is not a number", None) from None
+        if length < 0 or length > MAX_BODY_BYTES:
+            self.close_connection = True
+            raise Refusal(413, f"a request body of {length} bytes is too large", None)
+        return self.rfile.read(length)
+
+    def _read_chunked(self) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024).split(b";", 1)[0].strip()
+            try:
+                size = int(line, 16)
+            except ValueError:
+                self.close_connection = True
+                raise Refusal(400, "a malformed chunked request body", None) from None
+            total += size
+            if total > MAX_BODY_BYTES:
+                self.close_connection = True
+                raise Refusal(413, "the request body is too large", None)
+            if size == 0:
+                while self.rfile.readline(1024).strip():
+                    pass  # trailers
+                return b"".join(parts)
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(8)
+
+    def _send(self, status: int, payload: dict[str, Any] | list[bytes]) -> None:
+        """Send a JSON document, or a list of server-sent events as a chunked stream."""
+        if isinstance(payload, dict):
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            head = (
+                f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}\r\n"
+                "Content-Type: application/json\r\n"
+                f"Content-Length: {len(data)}\r\n"
+            )
+            body = data
+        else:
+            head = (
+                f"HTTP/1.1 {status} OK\r\n"
+                "Content-Type: text/event-stream; charset=utf-8\r\n"
+                "Cache-Control: no-cache\r\n"
+                "Transfer-Encoding: chunked\r\n"
+            )
+            body = (
+                b"".join(b"%x\r\n%s\r\n" % (len(event), event) for event in payload) + b"0\r\n\r\n"
+            )
+        if status >= 400:
+            head += "x-should-retry: false\r\n"
+        if self.close_connection:
+            head += "Connection: close\r\n"
+        # One write for head and body: no partial reply for a client to wait on.
+        self.wfile.write(head.encode("latin-1") + b"\r\n" + body)
+
+    def _send_error(self, refusal: Refusal) -> None:
+        if self.path.split("?", 1)[0].rstrip("/").endswith("/v1/messages"):
+            # The Anthropic SDKs read their own error shape.
+            error = {"type": refusal.kind, "message": refusal.message}
+            self._send(refusal.status, {"type": "error", "error": error})
+            return
+        self._send(
+            refusal.status,
+            {
+                "error": {
+                    "message": refusal.message,
+                    "type": refusal.kind,
+                    "param": None,
+                    "code": refusal.code,
+                }
+            },
+        )
+
+
+Served = tuple[int, "dict[str, Any] | list[bytes]"]
+"""What an endpoint serves: the status and a JSON document or a list of SSE events."""
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 413: "Too Large"}
+
+
+# --- Chat Completions ------------------------------------------------------------------
+#
+# The public helpers below are shared with the other wire formats
+# (``bridge_responses``, ``bridge_anthropic``).
+
+
+def _chat_completions(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    if endpoint != "chat/completions":
+        raise Refusal(404, f"the bridge does not serve POST /v1/{endpoint}", "unknown_url")
+    body = decode_object(raw)
+    request = BridgeRequest(
+        api="chat.completions",
+        model=model_name(body),
+        messages=_chat_messages(body.get("messages")),
+        tools=_tools(body.get("tools")),
+        stream=flag(body, "stream"),
+        body=body,
+    )
+    reply = ask(route, request)
+    completion_id = f"chatcmpl-{secrets.token_hex(12)}"
+    created = int(time.time())
+    if not request.stream:
+        return 200, _completion(completion_id, created, request.model, reply)
+    options = body.get("stream_options")
+    usage = isinstance(options, dict) and options.get("include_usage") is True
+    return 200, list(_completion_events(completion_id, created, request.model, reply, usage))
+
+
+def ask(route: BridgeRoute, request: BridgeRequest) -> ModelReply:
+    """``route``'s answer to ``request``; every failure becomes a recorded 400 refusal."""
+    with route.lock:
+        try:
+            reply = route.answer(request)
+        except RunError as exc:
+            raise Refusal(400, str(exc), CODE_SCRIPT_EXHAUSTED) from None
+        except BaseException as exc:  # a provider bug fails its case, not the bridge
+            raise Refusal(
+                400, f"answering failed: {type(exc).__name__}: {exc}", CODE_RUN_ERROR
+            ) from None
+    if not isinstance(reply, ModelReply):
+        raise Refusal(
+            400, f"answering returned {type(reply).__name__}, not a ModelReply", CODE_RUN_ERROR
+        )
+    return reply
+
+
+def decode_object(raw: bytes) -> dict[str, Any]:
+    """The request body as a JSON object, or a refusal saying why it is not one."""
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise Refusal(400, f"malformed request: the body is not JSON ({exc})", None) from None
+    if not isinstance(body, dict):
+        raise Refusal(400, "malformed request: the body is not a JSON object", None)
+    return body
+
+
+def model_name(body: Mapping[str, Any]) -> str:
+    """The request's ``model``: a non-empty string, or a refusal."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise Refusal(400, "malformed request: model must be a non-empty string", None)
+    return model
+
+
+def flag(body: Mapping[str, Any], key: str) -> bool:
+    """A boolean switch of the request (``stream``...): absent or null is false."""
+    value = body.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise Refusal(400, f"malformed request: {key} must be true or false", None)
+    return value
+
+
+def _tools(value: Any) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(tool, dict) for tool in value):
+        raise Refusal(400, "malformed request: tools must be a list of objects", None)
+    return value
+
+
+def _chat_messages(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not value:
+        raise Refusal(400, "malformed request: messages must be a non-empty list", None)
+    return [_chat_message(index, message) for index, message in enumerate(value)]
+
+
+def _chat_message(index: int, message: Any) -> dict[str, Any]:
+    where = f"messages[{index}]"
+    if not isinstance(message, dict):
+        raise Refusal(400, f"malformed request: {where} is not an object", None)
+    role = message.get("role")
+    if not isinstance(role, str) or not role:
+        raise Refusal(400, f"malformed request: {where}.role is missing", None)
+    shaped = dict(message)
+    if "content" in message:
+        shaped["content"] = text_content(f"{where}.content", message["content"])
+    if role == "tool" and not isinstance(message.get("tool_call_id"), str):
+        raise Refusal(400, f"malformed request: {where}.tool_call_id is missing", None)
+    calls = message.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            raise Refusal(400, f"malformed request: {where}.tool_calls is not a list", None)
+        for position, call in enumerate(calls):
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+                raise Refusal(
+                    400, f"malformed request: {where}.tool_calls[{position}].id is missing", None
+                )
+            if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
+                raise Refusal(
+                    400,
+                    f"malformed request: {where}.tool_calls[{position}].function.arguments "
+                    "must be a string",
+                    None,
+                )
+    return shaped
+
+
+def text_content(where: str, content: Any) -> str | None:
+    """``content`` as one string: a list of text parts is joined, anything else refused."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for position, part in enumerate(content):
+            if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+                kind = part.get("type") if isinstance(part, dict) else type(part).__name__
+                raise Refusal(
+                    400,
+                    f"malformed request: {where}[{position}] is a {kind!s} part; "
+                    "the bridge carries text parts only",
+                    None,
+                )
+            texts.append(part["text"])
+        return "".join(texts)
+    raise Refusal(400, f"malformed request: {where} is {type(content).__name__}, not text", None)
+
+
+def arguments_text(arguments: Mapping[str, Any]) -> str:
+    """Tool-call arguments as the JSON string the OpenAI APIs send."""
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _usage(reply: ModelReply) -> dict[str, int]:
+    return {
+        "prompt_tokens": reply.input_tokens,
+        "completion_tokens": reply.output_tokens,
+        "total_tokens": reply.input_tokens + reply.output_tokens,
+    }
+
+
+def _finish_reason(reply: ModelReply) -> str:
+    return "tool_calls" if reply.tool_calls else "stop"
+
+
+def _completion(completion_id: str, created: int, model: str, reply: ModelReply) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": reply.content if reply.tool_calls else (reply.content or ""),
+        "refusal": None,
+    }
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": arguments_text(call.arguments)},
+            }
+            for call in reply.tool_calls
+        ]
+    return {
+        "id": completion_id,
+        "object": "chat.completion",
+        "created": created,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": _finish_reason(reply),
+            }
+        ],
+        "usage": _usage(reply),
+        "system_fingerprint": None,
+    }
+
+
+def pieces(text: str) -> Iterator[str]:
+    """``text`` cut into the deltas of a stream."""
+    for start in range(0, len(text), STREAM_PIECE_CHARS):
+        yield text[start : start + STREAM_PIECE_CHARS]
+
+
+def _completion_events(
+    completion_id: str, created: int, model: str, reply: ModelReply, include_usage: bool
+) -> Iterator[bytes]:
+    """The reply as ``chat.completion.chunk`` server-sent events, as OpenAI streams them."""
+
+    def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        chunk: dict[str, Any] = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "system_fingerprint": None,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+        if include_usage:
+            chunk["usage"] = None
+        return _sse(chunk)
+
+    text = reply.content or ""
+    first: dict[str, Any] = {"role": "assistant", "content": None if reply.tool_calls else ""}
+    for piece in pieces(text):
+        yield event(first)
+        first = {"content": piece}
+    for index, call in enumerate(reply.tool_calls):
+        # OpenAI opens a tool call with its id, type and name, then streams the
+        # arguments; with no text before it, in the chunk that carries the role.
+        first["tool_calls"] = [
+            {
+                "index": index,
+                "id": call.call_id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
+            }
+        ]
+        yield event(first)
+        first = {}
+        for piece in pieces(arguments_text(call.arguments)):
+            yield event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    if first:
+        yield event(first)
+    yield event({}, _finish_reason(reply))
+    if include_usage:
+        yield _sse(
+            {
+                "id": completion_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "system_fingerprint": None,
+                "choices": [],
+                "usage": _usage(reply),
+            }
+        )
+    yield b"data: [DONE]\n\n"
+
+
+def _sse(document: Mapping[str, Any]) -> bytes:
+    return b"data: " + json.dumps(document, ensure_ascii=False).encode("utf-8") + b"\n\n"
+
+
+# --- Models ----------------------------------------------------------------------------
+
+
+def _models(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    names = list(route.models) or [DEFAULT_MODEL]
+    if endpoint == "models":
+        return 200, {"object": "list", "data": [_model_entry(name) for name in names]}
+    return 200, _model_entry(endpoint.split("/", 1)[1])
+
+
+def _model_entry(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "zeroclaw-eval"}
+
+
+def _anthropic_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    from zeroclaw_eval.bridge_anthropic import serve_messages  # only when an agent asks
+
+    return serve_messages(route, endpoint, raw)
+
+
+def _responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    from zeroclaw_eval.bridge_responses import serve_responses  # only when an agent asks
+
+    return serve_responses(route, endpoint, raw)
+
+
+Endpoint = Callable[[BridgeRoute, str, bytes], "Served"]
+"""Serves one request: the route, the path under ``/v1``, the raw body."""
+
+#: ``(method, first path segment under /v1)`` -> the function serving it.
+ENDPOINTS: dict[tuple[str, str], Endpoint] = {
+    ("POST", "chat"): _chat_completions,
+    ("GET", "models"): _models,
+    ("POST", "responses"): _responses,
+    ("POST", "messages"): _anthropic_messages,
+}

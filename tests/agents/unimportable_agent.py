@@ -1,0 +1,1 @@
+import no_such_dependency_of_the_agent  # noqa: F401
