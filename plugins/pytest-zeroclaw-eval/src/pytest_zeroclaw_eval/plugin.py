@@ -4,8 +4,8 @@
 file) collects each direct ``*.json`` child of the suite as a file holding one
 item, named after the file. Collection is the harness's admission: a refused
 fixture is a collection error naming the file and the field. Running an item is
-the harness's run: the same run mode, tools, families and ``[eval]`` settings as
-``zeroclaw eval run``, read from the same configuration file, with the same
+the harness's run: the same run mode, agent under test, tools, families and
+``[eval]`` settings as ``zeroclaw eval run``, read from the same configuration file, with the same
 plugins (entry points of the ``zeroclaw_eval`` group; ``--zeroclaw-disable-plugin``
 and ``ZEROCLAW_EVAL_DISABLE_PLUGINS`` keep one out, as ``-p no:NAME`` does for the
 CLI). A failed case's message lists its failed checks as the text report does.
@@ -17,8 +17,6 @@ Everything else is pytest's own: ``-k``, ``-x``, ``--lf``, ``--junitxml``,
 from __future__ import annotations
 
 import os
-import queue
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,15 +24,18 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.admission import Case, admit_file
+from zeroclaw_eval.admission import Case
+from zeroclaw_eval.agent_run import select_agent
 from zeroclaw_eval.config import EvalConfig, load_config
-from zeroclaw_eval.errors import AdmissionError, ZeroclawEvalError, one_line
+from zeroclaw_eval.errors import SuiteLoadError, ZeroclawEvalError, one_line
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.paths import display_root, shown_from
 from zeroclaw_eval.plugins import get_plugin_manager
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, SuiteReport
-from zeroclaw_eval.runner import attempt, select_mode
+from zeroclaw_eval.runner import run_cases, select_mode
+from zeroclaw_eval.suite import admit_files
+from zeroclaw_eval.under_test import AgentUnderTest
 
 INI_SUITES = "zeroclaw_suite"
 
@@ -50,53 +51,8 @@ class Harness:
     mode: RunMode
     shown: Callable[[Path], str]
     """How a fixture is named in messages and reports (as ``zeroclaw eval run`` names it)."""
-    worker: CaseWorker
-
-
-class CaseWorker:
-    """Runs one case at a time on a daemon thread, under ``case_timeout_s``.
-
-    As :mod:`zeroclaw_eval.supervise` does for a suite: a case that hangs costs its
-    time limit and a failed item, not the session; its thread is abandoned (a
-    daemon never keeps the process alive) and a fresh one takes the next case.
-    pytest hands over one item at a time, so one thread kept for the session
-    replaces the supervisor's thread per call (about 1 ms an item;
-    benchmarks/ecosystem.py).
-    """
-
-    def __init__(self, timeout_s: float) -> None:
-        self.timeout_s = timeout_s
-        self._inbox: queue.SimpleQueue[tuple[Callable[[], CaseReport], list[CaseReport]]] | None
-        self._inbox = None
-        self._done = threading.Semaphore(0)
-
-    def run(self, job: Callable[[], CaseReport], timed_out: Callable[[], CaseReport]) -> CaseReport:
-        """``job()``'s report, or ``timed_out()`` when it takes longer than the limit."""
-        if self._inbox is None:
-            self._inbox = queue.SimpleQueue()
-            self._done = threading.Semaphore(0)
-            threading.Thread(
-                target=self._work,
-                args=(self._inbox, self._done),
-                name="zeroclaw-eval pytest worker",
-                daemon=True,
-            ).start()
-        result: list[CaseReport] = []
-        self._inbox.put((job, result))
-        if not self._done.acquire(timeout=self.timeout_s):
-            self._inbox = None  # abandoned with its case; the next one gets a new thread
-            return timed_out()
-        return result[0]
-
-    @staticmethod
-    def _work(
-        inbox: queue.SimpleQueue[tuple[Callable[[], CaseReport], list[CaseReport]]],
-        done: threading.Semaphore,
-    ) -> None:
-        while True:
-            job, result = inbox.get()
-            result.append(job())  # attempt() turns every failure into a report
-            done.release()
+    agent: AgentUnderTest
+    """The agent under test, as ``[eval].agent`` (or ``[eval.agent]``) selects it."""
 
 
 HARNESS = pytest.StashKey[Harness]()
@@ -172,9 +128,10 @@ def _harness(config: pytest.Config, suites: list[Path]) -> Harness:
     registry = Registry.from_plugin_manager(get_plugin_manager(blocked=blocked))
     mode = select_mode(registry, settings.mode)
     mode.check_config(settings, registry)
+    agent = select_agent(registry, settings.agent, base_dir=loaded.base_dir, field=loaded.field)
+    agent.check_config(settings)
     shown = shown_from(display_root(loaded.base_dir, config.invocation_params.dir))
-    worker = CaseWorker(settings.case_timeout_s)
-    return Harness(frozenset(s.resolve() for s in suites), settings, registry, mode, shown, worker)
+    return Harness(frozenset(s.resolve() for s in suites), settings, registry, mode, shown, agent)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -201,12 +158,22 @@ class FixtureFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         harness = self.config.stash[HARNESS]
-        source = harness.shown(self.path)
         try:
-            case = admit_file(self.path, harness.registry, harness.mode, source=source)
-        except AdmissionError as exc:
-            # A collection error showing this one line: file, field and what is wrong.
-            raise self.CollectError(f"zeroclaw-eval: {exc}") from None
+            # The suite loader's own admission: the tool offer and the agent's rules too.
+            [case] = admit_files(
+                [self.path],
+                harness.registry,
+                harness.mode,
+                suite=harness.shown(self.path.parent),
+                source=harness.shown,
+                config=harness.config,
+                agent=harness.agent,
+            )
+        except SuiteLoadError as exc:
+            # A collection error showing the refusal: file, field and what is wrong.
+            raise self.CollectError(
+                "\n".join(f"zeroclaw-eval: {problem}" for problem in exc.problems)
+            ) from None
         yield CaseItem.from_parent(self, name=self.path.stem, case=case)
 
 
@@ -229,24 +196,11 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         harness = self.config.stash[HARNESS]
-        case, config = self.case, harness.config
-
-        def timed_out() -> CaseReport:
-            error = (
-                f"case {case.name!r}: did not finish within case_timeout_s="
-                f"{config.case_timeout_s:g} s: abandoned (a hung tool, provider or family?)"
-            )
-            return CaseReport(case.name, case.source, (), error, config.case_timeout_s)
-
-        # [eval].repeats runs the case that many times; it passes only if every attempt
-        # does, and its message is that of the first failed attempt (as in the report).
-        attempts = [
-            harness.worker.run(
-                lambda: attempt(case, harness.mode, harness.registry, config), timed_out
-            )
-            for _ in range(config.repeats)
-        ]
-        report = CaseReport.of_attempts(attempts)
+        # The harness's runner, as for a suite of one: the agent (and its model bridge),
+        # case_timeout_s, and [eval].repeats (the item passes only if every attempt does).
+        [report] = run_cases(
+            [self.case], harness.mode, harness.registry, harness.config, agent=harness.agent
+        ).cases
         passed = sum(1 for check in report.checks if check.passed)
         self.user_properties.append(("zeroclaw_checks", f"{passed}/{len(report.checks)}"))
         if report.runs > 1:
