@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import NotRequired, TypedDict
 
 from zeroclaw_eval.builtin.json import SCHEMA_VERSION
 from zeroclaw_eval.casenotes import Retry
@@ -33,43 +34,54 @@ class _Doc(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
 
 
-class CheckDoc(_Doc):
+# The parts a report holds thousands of are typed dictionaries, not models: pydantic
+# validates them as strictly, without building an object for each (a 10,000-case
+# merge validates about 100,000 of them: 0.16 s as models, 0.06 s as dictionaries).
+_STRICT = ConfigDict(strict=True)
+_Seconds = Annotated[float, Field(ge=0)]
+
+
+class CheckDoc(TypedDict):
+    __pydantic_config__ = _STRICT  # type: ignore[misc]
     check: str
     passed: bool
     detail: str
 
 
-class RetryDoc(_Doc):
+class RetryDoc(TypedDict):
+    __pydantic_config__ = _STRICT  # type: ignore[misc]
     reason: str
     attempt: int
     waited_s: float
 
 
-class AttemptDoc(_Doc):
+class AttemptDoc(TypedDict):
+    __pydantic_config__ = _STRICT  # type: ignore[misc]
     passed: bool
-    ran: bool = True
+    ran: NotRequired[bool]
     error: str | None
-    duration_s: float = Field(0.0, ge=0)
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    models: list[str] = []
-    retries: list[RetryDoc] = []
+    duration_s: NotRequired[_Seconds]
+    input_tokens: NotRequired[int | None]
+    output_tokens: NotRequired[int | None]
+    models: NotRequired[list[str]]
+    retries: NotRequired[list[RetryDoc]]
     checks: list[CheckDoc]
 
 
-class CaseDoc(_Doc):
+class CaseDoc(TypedDict):
+    __pydantic_config__ = _STRICT  # type: ignore[misc]
     name: str
     source: str
     passed: bool
-    ran: bool = True
+    ran: NotRequired[bool]
     error: str | None
-    duration_s: float = Field(0.0, ge=0)
-    models: list[str] = []
-    retries: list[RetryDoc] = []
+    duration_s: NotRequired[_Seconds]
+    models: NotRequired[list[str]]
+    retries: NotRequired[list[RetryDoc]]
     checks: list[CheckDoc]
-    runs: int = Field(1, ge=1)
-    passes: int | None = Field(None, ge=0)
-    attempts: list[AttemptDoc] = []
+    runs: NotRequired[Annotated[int, Field(ge=1)]]
+    passes: NotRequired[Annotated[int, Field(ge=0)] | None]
+    attempts: NotRequired[list[AttemptDoc]]
 
 
 class ShardDoc(_Doc):
@@ -150,28 +162,35 @@ def report_from_document(data: Any, path: str) -> ReadReport:
             f"schema_version {SCHEMA_VERSION} only"
         )
     cases = tuple(_case(case) for case in doc.cases)
+    passed_count = 0
     for index, (case_doc, case) in enumerate(zip(doc.cases, cases, strict=True)):
-        where = f"{path}: cases[{index}]"
-        # A case that ran once is its own one attempt.
-        rebuilt = case.attempts or ((case,) if case_doc.attempts else ())
-        for attempt_index, (attempt_doc, attempt) in enumerate(
-            zip(case_doc.attempts, rebuilt, strict=True)
+        # Each verdict worked out once: a 10,000-case merge reads 10,000 of them.
+        passed = case.passed
+        passed_count += passed
+        attempt_docs = case_doc.get("attempts", [])
+        if case.attempts:
+            attempts = [attempt.passed for attempt in case.attempts]
+        else:  # a case that ran once is its own one attempt
+            attempts = [passed] if attempt_docs else []
+        for attempt_index, (attempt_doc, attempt_passed) in enumerate(
+            zip(attempt_docs, attempts, strict=True)
         ):
-            if attempt_doc.passed != attempt.passed:
+            if attempt_doc["passed"] != attempt_passed:
                 raise ReportReadError(
-                    f"{where}.attempts[{attempt_index}].passed={json.dumps(attempt_doc.passed)}: "
-                    "contradicts its checks and error (the report was edited or is damaged)"
+                    f"{path}: cases[{index}].attempts[{attempt_index}].passed="
+                    f"{json.dumps(attempt_doc['passed'])}: contradicts its checks and error "
+                    "(the report was edited or is damaged)"
                 )
         for key, stated, actual in (
-            ("passed", case_doc.passed, case.passed),
-            ("runs", case_doc.runs, case.runs),
-            ("passes", case_doc.passes, case.passes),
+            ("passed", case_doc["passed"], passed),
+            ("runs", case_doc.get("runs"), len(attempts) or 1),
+            ("passes", case_doc.get("passes"), sum(attempts) if attempts else int(passed)),
         ):
             if stated is not None and stated != actual:
                 raise ReportReadError(
-                    f"{where}.{key}={json.dumps(stated)}: contradicts its checks, error and "
-                    f"attempts, which say {json.dumps(actual)} (the report was edited or is "
-                    "damaged)"
+                    f"{path}: cases[{index}].{key}={json.dumps(stated)}: contradicts its "
+                    f"checks, error and attempts, which say {json.dumps(actual)} (the report "
+                    "was edited or is damaged)"
                 )
     report = SuiteReport(
         doc.suite,
@@ -184,10 +203,16 @@ def report_from_document(data: Any, path: str) -> ReadReport:
         repeats=doc.repeats,
         ks=tuple(doc.pass_k),
     )
+    all_passed = (
+        not report.errors
+        and report.interrupted is None
+        and bool(cases)
+        and passed_count == len(cases)
+    )  # SuiteReport.all_passed, without a second pass over every case
     for key, stated, actual in (
         ("total", doc.total, len(cases)),
-        ("passed", doc.passed, report.passed_count),
-        ("all_passed", doc.all_passed, report.all_passed),
+        ("passed", doc.passed, passed_count),
+        ("all_passed", doc.all_passed, all_passed),
     ):
         if stated != actual:
             raise ReportReadError(
@@ -204,20 +229,22 @@ def report_from_document(data: Any, path: str) -> ReadReport:
 def _case(doc: CaseDoc) -> CaseReport:
     """The case as the run reported it. A case that ran once lists itself as its one
     attempt (which carries its token counts); a repeated case keeps every attempt."""
-    attempts = tuple(_attempt(doc, attempt) for attempt in doc.attempts)
+    attempts: tuple[CaseReport, ...] = ()
     tokens: tuple[int | None, int | None] = (None, None)
-    if len(attempts) == 1:
-        tokens = (attempts[0].input_tokens, attempts[0].output_tokens)
-        attempts = ()
+    listed = doc.get("attempts", [])
+    if len(listed) == 1:
+        tokens = (listed[0].get("input_tokens"), listed[0].get("output_tokens"))
+    elif listed:
+        attempts = tuple(_attempt(doc, attempt) for attempt in listed)
     return CaseReport(
-        doc.name,
-        doc.source,
-        _checks(doc.checks),
-        doc.error,
-        doc.duration_s,
-        models=tuple(doc.models),
-        retries=_retries(doc.retries),
-        ran=doc.ran,
+        doc["name"],
+        doc["source"],
+        _checks(doc["checks"]),
+        doc["error"],
+        doc.get("duration_s", 0.0),
+        models=tuple(doc.get("models", ())),
+        retries=_retries(doc.get("retries", [])),
+        ran=doc.get("ran", True),
         attempts=attempts,
         input_tokens=tokens[0],
         output_tokens=tokens[1],
@@ -226,25 +253,25 @@ def _case(doc: CaseDoc) -> CaseReport:
 
 def _attempt(case: CaseDoc, doc: AttemptDoc) -> CaseReport:
     return CaseReport(
-        case.name,
-        case.source,
-        _checks(doc.checks),
-        doc.error,
-        doc.duration_s,
-        models=tuple(doc.models),
-        retries=_retries(doc.retries),
-        ran=doc.ran,
-        input_tokens=doc.input_tokens,
-        output_tokens=doc.output_tokens,
+        case["name"],
+        case["source"],
+        _checks(doc["checks"]),
+        doc["error"],
+        doc.get("duration_s", 0.0),
+        models=tuple(doc.get("models", ())),
+        retries=_retries(doc.get("retries", [])),
+        ran=doc.get("ran", True),
+        input_tokens=doc.get("input_tokens"),
+        output_tokens=doc.get("output_tokens"),
     )
 
 
 def _checks(docs: list[CheckDoc]) -> tuple[CheckResult, ...]:
-    return tuple(CheckResult(check.check, check.passed, check.detail) for check in docs)
+    return tuple(CheckResult(check["check"], check["passed"], check["detail"]) for check in docs)
 
 
 def _retries(docs: list[RetryDoc]) -> tuple[Retry, ...]:
-    return tuple(Retry(retry.reason, retry.attempt, retry.waited_s) for retry in docs)
+    return tuple(Retry(retry["reason"], retry["attempt"], retry["waited_s"]) for retry in docs)
 
 
 def _refuse_constant(name: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -75,6 +76,10 @@ def merge(
                 read.append(read_report(path))
             except ReportReadError as exc:
                 problems.append(str(exc))
+        # What was read lives until the process exits: out of the cyclic collector's
+        # sight, as the cases of a run are (see cli._load_suite), so that enabling
+        # it again does not traverse 10,000 reports once more at exit.
+        gc.freeze()
         try:
             if problems:
                 raise MergeError(
