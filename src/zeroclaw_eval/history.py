@@ -370,7 +370,14 @@ def _prepare(history: History, db: sqlite3.Connection, writable: bool) -> None:
                     db.execute("ROLLBACK")
         return
     with history._errors("set up the history"):
-        _refuse_foreign(path, db, version)  # before anything is written to it
+        # Before anything is written to it. The version and the tables are read in
+        # one transaction: another process may be creating the history right now,
+        # and a version read earlier, beside tables read later, would look foreign.
+        db.execute("BEGIN")
+        try:
+            _refuse_foreign(path, db, _version(db))
+        finally:
+            db.execute("COMMIT")
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("BEGIN IMMEDIATE")
         try:
