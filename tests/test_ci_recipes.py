@@ -57,7 +57,7 @@ EXPRESSION = re.compile(r"\$\{\{\s*matrix\.(\w+)\s*\}\}")
 def readme_workflow() -> dict[str, Any]:
     """The workflow file the README's CI section shows, parsed."""
     readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### In CI", 1)[1].split("\n## ", 1)[0]
+    section = readme.split("\n## In CI\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
     [workflow] = [yaml.safe_load(block) for block in blocks if "jobs:" in block]
     assert isinstance(workflow, dict)
