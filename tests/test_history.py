@@ -10,6 +10,7 @@ import multiprocessing
 import sqlite3
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -257,6 +258,33 @@ def test_processes_appending_at_once_lose_nothing(tmp_path: Path) -> None:
     )
     assert len(per_run) == 200
     assert all(r[1] == 50 and r[2] == 1 for r in per_run)
+
+
+def set_up_each(paths: list[str], barrier: Any) -> None:
+    try:
+        for path in paths:
+            barrier.wait(60)
+            with open_history(Path(path)):
+                pass
+    except BaseException:
+        barrier.abort()  # the others stop waiting for this one, and fail too
+        raise
+
+
+def test_processes_creating_one_history_at_once_all_succeed(tmp_path: Path) -> None:
+    """Six processes, released together, set up the same new history, twenty times
+    over: switching a new file to WAL needs it alone, and none may give up on it."""
+    paths = [str(tmp_path / f"h{round_}.sqlite") for round_ in range(20)]
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(6)
+    workers = [context.Process(target=set_up_each, args=(paths, barrier)) for _ in range(6)]
+    for process in workers:
+        process.start()
+    for process in workers:
+        process.join(120)
+        assert process.exitcode == 0
+    for path in paths:
+        assert rows(Path(path), "PRAGMA journal_mode")[0][0] == "wal"
 
 
 def test_console_scripts_run_side_by_side_into_one_history(project: Path) -> None:

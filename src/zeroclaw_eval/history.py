@@ -16,7 +16,9 @@ machine) queue instead of losing a run.
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -378,7 +380,7 @@ def _prepare(history: History, db: sqlite3.Connection, writable: bool) -> None:
             _refuse_foreign(path, db, _version(db))
         finally:
             db.execute("COMMIT")
-        db.execute("PRAGMA journal_mode = WAL")
+        _use_wal(db)
         db.execute("BEGIN IMMEDIATE")
         try:
             # Another process may have migrated while this one waited for the lock.
@@ -393,6 +395,24 @@ def _prepare(history: History, db: sqlite3.Connection, writable: bool) -> None:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """Put the history in WAL mode, waiting for the file as long as a write would.
+
+    The switch needs the file to itself, and SQLite answers "database is locked"
+    at once instead of calling its busy handler: processes setting up one new
+    history at the same time would fail. So this one waits and tries again.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005 + random.random() * 0.02)  # apart, not in step
 
 
 def _version(db: sqlite3.Connection) -> int:
