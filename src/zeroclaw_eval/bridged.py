@@ -96,6 +96,12 @@ class BridgedAgent(AgentUnderTest):
     def concurrency(self, config: EvalConfig) -> int | None:
         return self.table.max_concurrency if self.table is not None else None
 
+    @property
+    def run_name(self) -> str:
+        if self.table is None:
+            return self.name
+        return f"{self.name}:{self.table.attached}"
+
 
 class BridgedSession(AgentSession):
     """One case attempt of a bridged agent: its route, and the evidence that crossed it.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +120,12 @@ class AgentTable(BaseModel):
             if not colon or not module.strip() or not attribute.strip():
                 raise ValueError("expected module:callable, e.g. my_pkg.agent:make_agent")
         return value
+
+    @property
+    def attached(self) -> str:
+        """What the table attaches, as written: the factory's ``module:callable``, or
+        the command line."""
+        return self.factory if self.factory is not None else shlex.join(self.command or ())
 
     @model_validator(mode="after")
     def _one_attachment(self) -> AgentTable:

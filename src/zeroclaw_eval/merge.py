@@ -3,7 +3,7 @@
 A CI matrix runs the shards; one job merges their ``json`` reports and gates on the
 whole. The merge refuses anything that could make a partial run look green: a
 missing shard, a shard given twice, shards of different counts, a case in two
-shards, reports of different suites, modes or settings (``config_digest``), and
+shards, reports of different suites, modes, agents or settings (``config_digest``), and
 shards that together do not hold every case of the suite. Every such problem is
 reported at once. Errors a shard itself reported (a refused fixture, an
 interruption) are carried into the merged report, which is then red.
@@ -65,6 +65,7 @@ def merge_reports(reports: Sequence[ReadReport]) -> SuiteReport:
         config_digest=ran[0].config_digest if ran else "",
         repeats=first.repeats,
         ks=first.ks,
+        agent=ran[0].agent if ran else first.agent,
     )
 
 
@@ -125,6 +126,11 @@ def _sameness_problems(reports: Sequence[ReadReport]) -> list[str]:
             problems.append(
                 f"{read.path}: config_digest={read.report.config_digest}, but {ran[0].path} "
                 f"has {ran[0].report.config_digest}: the shards ran under different settings"
+            )
+        if read.report.agent != ran[0].report.agent:
+            problems.append(
+                f"{read.path}: agent={read.report.agent!r}, but {ran[0].path} ran "
+                f"agent={ran[0].report.agent!r}: reports of different agents"
             )
     complete = [read for read in reports if not read.report.errors]
     totals = sorted({read.suite_total for read in complete})

@@ -129,7 +129,8 @@ class SuiteReport:
     ``--shard K/N`` slice of the suite, and ``suite_total`` counts the cases of the
     whole suite before any selection or sharding (``None``: the cases are the suite).
     ``repeats`` is how many times each case ran, and ``ks`` the k of the pass@k and
-    pass^k figures to show (empty: none).
+    pass^k figures to show (empty: none). ``agent`` names the agent under test
+    (:attr:`~zeroclaw_eval.under_test.AgentUnderTest.run_name`; empty when no case ran).
     """
 
     suite: str
@@ -143,6 +144,7 @@ class SuiteReport:
     suite_total: int | None = None
     repeats: int = 1
     ks: tuple[int, ...] = ()
+    agent: str = ""
 
     @property
     def passed_count(self) -> int:

@@ -100,6 +100,7 @@ class ReportDoc(_Doc):
     errors: list[str]
     interrupted: str | None = None
     config_digest: str = ""
+    agent: str = ""
     shard: ShardDoc | None = None
     suite_total: int | None = Field(None, ge=0)
     repeats: int = Field(1, ge=1)
@@ -202,6 +203,7 @@ def report_from_document(data: Any, path: str) -> ReadReport:
         config_digest=doc.config_digest,
         repeats=doc.repeats,
         ks=tuple(doc.pass_k),
+        agent=doc.agent,
     )
     all_passed = (
         not report.errors

@@ -112,9 +112,7 @@ class RunRecorder:
             started_at=self.started_at,
             suite=self.suite,
             duration_s=time.perf_counter() - self._started,
-            # The report names its agent where agents are pluggable; before
-            # that, every case ran the reference loop.
-            agent=str(getattr(report, "agent", None) or "reference"),
+            agent=report.agent,
             plugins=plugin_versions(pm) if pm is not None else (),
             git_commit=commit,
             git_dirty=dirty,

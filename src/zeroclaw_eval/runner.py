@@ -241,7 +241,13 @@ def run_cases(
             partial = interrupted_report(
                 suite, mode.name, todo, reports, supervisor.started, signum, unit=unit
             )
-            return replace(partial, cases=by_case(partial.cases, repeats), repeats=repeats, ks=ks)
+            return replace(
+                partial,
+                cases=by_case(partial.cases, repeats),
+                repeats=repeats,
+                ks=ks,
+                agent=agent.run_name,
+            )
         finally:
             sessions.close_all()
     ordered = tuple(report for report in reports if report is not None)
@@ -253,6 +259,7 @@ def run_cases(
         config_digest=config.digest(),
         repeats=repeats,
         ks=ks,
+        agent=agent.run_name,
     )
 
 

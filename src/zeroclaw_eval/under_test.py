@@ -120,6 +120,12 @@ class AgentUnderTest(ABC):
         """How reports and errors name this agent (its registered name by default)."""
         return self.name
 
+    @property
+    def run_name(self) -> str:
+        """The agent as a report and the run history record it: its registered name
+        (an ``[eval.agent]`` attachment adds what it names, ``factory:pkg.mod:make``)."""
+        return self.name
+
     def concurrency(self, config: EvalConfig) -> int | None:
         """How many cases of this agent may run at once, or ``None`` (the default) to
         leave it to the mode. In ``replay`` the runner runs exactly this many; in other

@@ -31,6 +31,7 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "errors": list(report.errors),
         "interrupted": report.interrupted,
         "config_digest": report.config_digest,
+        "agent": report.agent,
         "shard": None
         if report.shard is None
         else {"index": report.shard[0], "count": report.shard[1]},
