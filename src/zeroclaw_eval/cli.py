@@ -322,7 +322,8 @@ shard_option = click.option(
     metavar="K/N",
     default=None,
     callback=_shard,
-    help="Run only the K-th of N deterministic slices of the cases (1 <= K <= N), for a CI matrix.",
+    help="Run only the K-th of N deterministic slices of the cases (1 <= K <= N), for a CI "
+    "matrix; balanced by the run history's recorded durations when it has some.",
 )
 suite_option = click.option(
     "--suite",
@@ -471,7 +472,11 @@ def run(
         recorder = open_run_history(loaded, history, no_history, directory, filed)
         try:
             admitted = _load_suite(directory, registry, run_mode, paths, shown, config, agent)
-            selected = select(admitted, keyword, shard_spec)
+            durations = None
+            if shard_spec is not None:  # balanced by the history's durations, if it has any
+                chosen = len(select(admitted, keyword).cases)
+                durations = recorder.durations(config.mode, chosen)
+            selected = select(admitted, keyword, shard_spec, durations)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
             report = SuiteReport(label, (), config.mode, errors, shard=sharded)

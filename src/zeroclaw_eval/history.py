@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import statistics
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -226,6 +227,27 @@ class History:
         with self._errors("read the runs"):
             row = self._db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         return None if row is None else _run(row)
+
+    def case_durations(
+        self, suite: str, mode: str, least_cases: int, runs: int = 10
+    ) -> dict[str, float]:
+        """Each case's median attempt duration over the latest ``runs`` runs of
+        ``suite`` in ``mode`` that ran at least ``least_cases`` cases.
+
+        The floor leaves out the shards of a sharded run (and any narrower run):
+        the shards of one run, appending as they finish, must not change the
+        durations the shards still to start will cut the suite by.
+        """
+        query = (
+            "SELECT id FROM runs WHERE suite = ? AND mode = ? AND total >= ?"
+            " ORDER BY id DESC LIMIT ?"
+        )
+        with self._errors("read the runs"):
+            ids = [row[0] for row in self._db.execute(query, (suite, mode, least_cases, runs))]
+        seconds: dict[str, list[float]] = {}
+        for attempt in self.attempts(ids):
+            seconds.setdefault(attempt.case_name, []).append(attempt.duration_s)
+        return {name: statistics.median(values) for name, values in seconds.items()}
 
     def attempt_counts(self, run_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         """Per run: how many of its attempts passed, and how many there were."""

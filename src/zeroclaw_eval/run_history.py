@@ -120,6 +120,18 @@ class RunRecorder:
         with open_history(self.path) as history:
             history.append(report, info)
 
+    def durations(self, mode: str, least_cases: int) -> dict[str, float]:
+        """The recorded median duration of each case of this suite in ``mode``, from
+        runs of at least ``least_cases`` cases (see
+        :meth:`~zeroclaw_eval.history.History.case_durations`); empty with
+        ``--no-history``, or when the history holds no such run."""
+        if self.path is None:
+            return {}
+        from zeroclaw_eval.history import open_history
+
+        with open_history(self.path) as history:
+            return history.case_durations(self.suite, mode, least_cases)
+
 
 def filed_under(directory: Path, paths: Sequence[Path], label: str) -> str:
     """The suite a run is filed under in the history: a suite directory by its
