@@ -502,7 +502,13 @@ def run(
                 progress=_progress(),
                 agent=agent,
             )
-        report = replace(report, shard=sharded, suite_total=selected.suite_total)
+        report = replace(
+            report,
+            shard=sharded,
+            suite_total=selected.suite_total,
+            selected_total=selected.selected_total,
+            keyword=keyword.text if keyword is not None else None,
+        )
         _emit(_render(registry, formatter, report))
         write_reports(targets, report)
         recorder.append(report, click.get_current_context().meta.get(_PLUGIN_MANAGER))

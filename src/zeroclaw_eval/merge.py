@@ -66,6 +66,9 @@ def merge_reports(reports: Sequence[ReadReport]) -> SuiteReport:
         repeats=first.repeats,
         ks=first.ks,
         agent=ran[0].agent if ran else first.agent,
+        suite_total=reports[0].suite_total,
+        selected_total=sum(len(read.report.cases) for read in reports),
+        keyword=first.keyword,
     )
 
 
@@ -132,18 +135,30 @@ def _sameness_problems(reports: Sequence[ReadReport]) -> list[str]:
                 f"{read.path}: agent={read.report.agent!r}, but {ran[0].path} ran "
                 f"agent={ran[0].report.agent!r}: reports of different agents"
             )
+        if read.report.keyword != first.report.keyword:
+            problems.append(
+                f"{read.path}: keyword={read.report.keyword!r}, but {first.path} has "
+                f"keyword={first.report.keyword!r}: shards of different -k selections"
+            )
     complete = [read for read in reports if not read.report.errors]
     totals = sorted({read.suite_total for read in complete})
+    selections = sorted({read.selected_total for read in complete})
     if len(totals) > 1:
         listed = ", ".join(f"{read.path}: {read.suite_total}" for read in complete)
         problems.append(f"the shards disagree on the suite's case count (suite_total): {listed}")
-    elif totals and len(complete) == len(reports):
+    elif len(selections) > 1:
+        listed = ", ".join(f"{read.path}: {read.selected_total}" for read in complete)
+        problems.append(
+            f"the shards disagree on how many cases were selected (selected_total): {listed}"
+        )
+    elif selections and len(complete) == len(reports):
         held = sum(len(read.report.cases) for read in reports)
-        if held != totals[0]:
+        if held != selections[0]:
+            whole = "the suite has" if selections[0] == totals[0] else "the selection had"
             problems.append(
-                f"the shards hold {plural(held, 'case')} but the suite has {totals[0]}: "
-                "a merge of them would not be the whole suite (shards run with -k, or "
-                "with different PATH arguments, cannot be merged into it)"
+                f"the shards hold {plural(held, 'case')} but {whole} {selections[0]}: "
+                "a merge of them would not be the whole run (shards run with different "
+                "PATH arguments cannot be merged into one)"
             )
     return problems
 

@@ -127,7 +127,10 @@ class SuiteReport:
     :meth:`~zeroclaw_eval.config.EvalConfig.digest` of the settings the cases ran
     under (empty when none ran). ``shard`` is ``(K, N)`` when the cases are the
     ``--shard K/N`` slice of the suite, and ``suite_total`` counts the cases of the
-    whole suite before any selection or sharding (``None``: the cases are the suite).
+    whole suite before any selection or sharding (``None``: the cases are the suite);
+    ``selected_total`` the cases the selection (``-k``, PATH arguments) chose before
+    sharding, what the shards of one run add up to (``None``: the suite was not
+    narrowed), and ``keyword`` the ``-k`` expression that chose them.
     ``repeats`` is how many times each case ran, and ``ks`` the k of the pass@k and
     pass^k figures to show (empty: none). ``agent`` names the agent under test
     (:attr:`~zeroclaw_eval.under_test.AgentUnderTest.run_name`; empty when no case ran).
@@ -145,6 +148,8 @@ class SuiteReport:
     repeats: int = 1
     ks: tuple[int, ...] = ()
     agent: str = ""
+    selected_total: int | None = None
+    keyword: str | None = None
 
     @property
     def passed_count(self) -> int:

@@ -103,6 +103,8 @@ class ReportDoc(_Doc):
     agent: str = ""
     shard: ShardDoc | None = None
     suite_total: int | None = Field(None, ge=0)
+    selected_total: int | None = Field(None, ge=0)
+    keyword: str | None = None
     repeats: int = Field(1, ge=1)
     pass_k: list[int] = []
     cases: list[CaseDoc]
@@ -111,13 +113,15 @@ class ReportDoc(_Doc):
 @dataclass(frozen=True)
 class ReadReport:
     """A report read from ``path``, with what the suite report itself does not hold:
-    the ``--shard K/N`` it was (``None`` for a whole run) and the case count of the
-    whole suite."""
+    the ``--shard K/N`` it was (``None`` for a whole run), the case count of the
+    whole suite, and of the selection the shards were cut from (a report without
+    ``selected_total`` predates it: its selection was the whole suite)."""
 
     path: str
     report: SuiteReport
     shard: tuple[int, int] | None
     suite_total: int
+    selected_total: int
 
 
 def read_report(path: Path) -> ReadReport:
@@ -204,6 +208,7 @@ def report_from_document(data: Any, path: str) -> ReadReport:
         repeats=doc.repeats,
         ks=tuple(doc.pass_k),
         agent=doc.agent,
+        keyword=doc.keyword,
     )
     all_passed = (
         not report.errors
@@ -225,7 +230,8 @@ def report_from_document(data: Any, path: str) -> ReadReport:
     if shard is not None and shard[0] > shard[1]:
         raise ReportReadError(f"{path}: shard.index={shard[0]}: more than shard.count={shard[1]}")
     total = doc.suite_total if doc.suite_total is not None else len(cases)
-    return ReadReport(path, report, shard, total)
+    selected = doc.selected_total if doc.selected_total is not None else total
+    return ReadReport(path, report, shard, total, selected)
 
 
 def _case(doc: CaseDoc) -> CaseReport:

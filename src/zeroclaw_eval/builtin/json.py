@@ -36,11 +36,22 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         if report.shard is None
         else {"index": report.shard[0], "count": report.shard[1]},
         "suite_total": len(report.cases) if report.suite_total is None else report.suite_total,
+        "selected_total": _selected_total(report),
+        "keyword": report.keyword,
         "repeats": report.repeats,
         "pass_k": list(report.ks),
         "flaky": sum(1 for case in report.cases if case.flaky),
         "cases": [_case(case, report.ks) for case in report.cases],
     }
+
+
+def _selected_total(report: SuiteReport) -> int:
+    """The cases chosen before sharding: what the shards of one run add up to."""
+    if report.selected_total is not None:
+        return report.selected_total
+    if report.shard is None or report.suite_total is None:
+        return len(report.cases)
+    return report.suite_total
 
 
 def _attempt(case: CaseReport) -> dict[str, Any]:

@@ -98,6 +98,9 @@ def _scope(report: SuiteReport) -> str:
     total = report.suite_total
     if report.shard is not None:
         index, count = report.shard
+        selected = report.selected_total
+        if selected is not None and total is not None and selected != total:
+            return f" (shard {index}/{count} of {selected} selected of a {total}-case suite)"
         return f" (shard {index}/{count} of a {total}-case suite)"
     if total is not None and total != len(report.cases):
         return f" ({total - len(report.cases)} of {total} deselected)"
