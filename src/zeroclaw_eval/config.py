@@ -84,6 +84,19 @@ class LiveConfig(BaseModel):
     """The only tools offered to the agent and dispatched, in replay and live alike
     (unset: every registered tool); a call to another one fails."""
 
+    def generation(self) -> dict[str, Any]:
+        """The settings that shape what the model writes, as a live run's report and
+        history row record them: ``model``, ``temperature``, ``max_tokens``, ``seed``,
+        ``stop`` (``None``: not sent) and ``extra_body``."""
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "stop": None if self.stop is None else list(self.stop),
+            "extra_body": dict(self.extra_body),
+        }
+
 
 #: How long a command agent may take to exit once its stdin is closed.
 DEFAULT_AGENT_GRACE_S = 2.0

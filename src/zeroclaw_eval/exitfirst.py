@@ -22,6 +22,7 @@ from zeroclaw_eval.runner import (
     Progress,
     SuiteInterrupted,
     interrupted_report,
+    live_settings,
     pass_ks,
     run_cases,
 )
@@ -68,7 +69,13 @@ def run_until_failure(
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
         started = {index} if cases and reports[index] is None else set()
         partial = interrupted_report(suite, mode.name, list(cases), reports, started, signum)
-        return replace(partial, repeats=config.repeats, ks=pass_ks(config), agent=agent.run_name)
+        return replace(
+            partial,
+            repeats=config.repeats,
+            ks=pass_ks(config),
+            agent=agent.run_name,
+            live_settings=live_settings(mode, config),
+        )
     listed = tuple(
         report
         if report is not None
@@ -84,4 +91,5 @@ def run_until_failure(
         repeats=config.repeats,
         ks=pass_ks(config),
         agent=agent.run_name,
+        live_settings=live_settings(mode, config),
     )

@@ -1,7 +1,8 @@
 """The run history: every ``zeroclaw eval run`` appended to a SQLite database.
 
-One row per run (when, which suite, mode and agent, the settings' digest, the
-plugins and their versions, the git commit, how long, the verdict) and one per
+One row per run (when, which suite, mode and agent, the settings' digest and a
+live run's generation settings, the plugins and their versions, the git commit,
+how long, the verdict) and one per
 case attempt (outcome, every check with its message, duration, tokens). The
 standard library's :mod:`sqlite3` is the whole engine: no server.
 
@@ -74,6 +75,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX runs_by_suite ON runs (suite, id)",
         "CREATE INDEX attempts_by_case ON attempts (case_name, run_id)",
     ),
+    (
+        # A live run's generation settings (JSON), readable without the config file.
+        "ALTER TABLE runs ADD COLUMN live_settings TEXT",
+    ),
 )
 
 #: The schema version this code writes and reads.
@@ -113,6 +118,8 @@ class Run:
     total: int
     passed: int
     plugins: list[dict[str, Any]] = field(default_factory=list)
+    live_settings: dict[str, Any] | None = None
+    """The ``[eval.live]`` generation settings of a live run, else ``None``."""
 
 
 @dataclass(frozen=True)
@@ -170,13 +177,16 @@ class History:
                 rows.append(_attempt_row(index, case, number, attempt))
         plugins = json.dumps(list(info.plugins), sort_keys=True)
         dirty = None if info.git_dirty is None else int(info.git_dirty)
+        live = None
+        if report.live_settings is not None:
+            live = json.dumps(dict(report.live_settings), sort_keys=True, ensure_ascii=False)
         with self._errors("append the run"):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 cursor = self._db.execute(
                     "INSERT INTO runs (started_at, suite, mode, agent, config_digest, plugins,"
-                    " git_commit, git_dirty, duration_s, verdict, gating, repeats, total, passed)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " git_commit, git_dirty, duration_s, verdict, gating, repeats, total, passed,"
+                    " live_settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         info.started_at,
                         info.suite or report.suite,
@@ -192,6 +202,7 @@ class History:
                         report.repeats,
                         len(report.cases),
                         report.passed_count,
+                        live,
                     ),
                 )
                 run_id = cursor.lastrowid
@@ -319,6 +330,7 @@ def _run(row: sqlite3.Row) -> Run:
         total=row["total"],
         passed=row["passed"],
         plugins=json.loads(row["plugins"]),
+        live_settings=None if row["live_settings"] is None else json.loads(row["live_settings"]),
     )
 
 

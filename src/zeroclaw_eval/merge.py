@@ -69,6 +69,7 @@ def merge_reports(reports: Sequence[ReadReport]) -> SuiteReport:
         suite_total=reports[0].suite_total,
         selected_total=sum(len(read.report.cases) for read in reports),
         keyword=first.keyword,
+        live_settings=ran[0].live_settings if ran else first.live_settings,
     )
 
 

@@ -105,6 +105,7 @@ class ReportDoc(_Doc):
     suite_total: int | None = Field(None, ge=0)
     selected_total: int | None = Field(None, ge=0)
     keyword: str | None = None
+    live_settings: dict[str, Any] | None = None
     repeats: int = Field(1, ge=1)
     pass_k: list[int] = []
     cases: list[CaseDoc]
@@ -209,6 +210,7 @@ def report_from_document(data: Any, path: str) -> ReadReport:
         ks=tuple(doc.pass_k),
         agent=doc.agent,
         keyword=doc.keyword,
+        live_settings=doc.live_settings,
     )
     all_passed = (
         not report.errors

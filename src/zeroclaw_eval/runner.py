@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.agent_run import OpenSessions, model_bridge, select_agent, workers
@@ -247,6 +247,7 @@ def run_cases(
                 repeats=repeats,
                 ks=ks,
                 agent=agent.run_name,
+                live_settings=live_settings(mode, config),
             )
         finally:
             sessions.close_all()
@@ -260,7 +261,13 @@ def run_cases(
         repeats=repeats,
         ks=ks,
         agent=agent.run_name,
+        live_settings=live_settings(mode, config),
     )
+
+
+def live_settings(mode: RunMode, config: EvalConfig) -> dict[str, Any] | None:
+    """The generation settings a ``live`` run records (``None`` in any other mode)."""
+    return config.live.generation() if mode.name == "live" else None
 
 
 def by_case(attempts: Sequence[CaseReport], repeats: int) -> tuple[CaseReport, ...]:

@@ -38,6 +38,7 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "suite_total": len(report.cases) if report.suite_total is None else report.suite_total,
         "selected_total": _selected_total(report),
         "keyword": report.keyword,
+        "live_settings": None if report.live_settings is None else dict(report.live_settings),
         "repeats": report.repeats,
         "pass_k": list(report.ks),
         "flaky": sum(1 for case in report.cases if case.flaky),
