@@ -1,5 +1,5 @@
 """The command line: ``zeroclaw eval run | check | plugins | record``, and
-``history | compare`` (in :mod:`zeroclaw_eval.history_cli`).
+``history | compare`` (in :mod:`zeroclaw_eval.commands.history`).
 
 This is the one boundary where errors become text: every
 :class:`~zeroclaw_eval.errors.ZeroclawEvalError` is printed as ``Error: ...`` on
@@ -660,7 +660,7 @@ def record(
     written. Exit 0 iff every case passed and was written.
     """
     from zeroclaw_eval.errors import AdmissionError, ZeroclawEvalError
-    from zeroclaw_eval.recording import RecordingMode, fixture_document, write_fixture
+    from zeroclaw_eval.record_mode import RecordingMode, fixture_document, write_fixture
     from zeroclaw_eval.runner import run_cases, select_mode
 
     with _errors():
@@ -774,9 +774,7 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
         click.echo(f"blocked: {', '.join(never_loaded)}")
 
 
-# The history and compare commands attach themselves to the eval group.
-import zeroclaw_eval.history_cli  # noqa: E402, F401
-
 # Commands in modules of their own attach themselves to the group when imported.
+from zeroclaw_eval.commands import history as _history  # noqa: E402, F401
 from zeroclaw_eval.commands import merge as _merge  # noqa: E402, F401
 from zeroclaw_eval.commands import schema as _schema  # noqa: E402, F401

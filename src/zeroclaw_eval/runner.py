@@ -28,9 +28,9 @@ from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
-from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport, plural
+from zeroclaw_eval.run_record import RunRecord
 from zeroclaw_eval.suite import load_suite
 from zeroclaw_eval.supervise import Supervisor
 from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
