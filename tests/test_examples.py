@@ -43,10 +43,13 @@ def require_node() -> None:
         pytest.skip(message)
 
 
-def run_example(config: Path, *args: str | Path) -> tuple[int, dict[str, Any]]:
+def run_example(
+    config: Path, *args: str | Path, env: dict[str, str] | None = None
+) -> tuple[int, dict[str, Any]]:
     result = zeroclaw(
-        "eval", "run", "--config", config, "--format", "json", *args, env=PATH_ENV, timeout=300
-    )
+        "eval", "run", "--config", config, "--format", "json", *args,
+        env={**PATH_ENV, **(env or {})}, timeout=300,
+    )  # fmt: skip
     assert "Traceback" not in result.stderr
     return result.returncode, json_report(result)
 
@@ -176,7 +179,25 @@ def test_the_regression_echo_cases_replay_green_through_an_sdk_agent(
     run_regression_echo_cases(tmp_path, config)
 
 
-def run_regression_echo_cases(tmp_path: Path, config: Path) -> None:
+def test_a_command_agent_on_the_anthropic_sdk_finds_the_bridge_in_its_environment(
+    tmp_path: Path,
+) -> None:
+    """The agent builds ``anthropic.Anthropic()`` with no arguments: the base URL and
+    key it uses are the ones the harness set, over whatever the caller's environment
+    held (here a key and an endpoint that would fail every request)."""
+    directory = tmp_path / "agent"
+    directory.mkdir()
+    shutil.copy(BRIDGE_AGENTS / "anthropic_agent.py", directory)
+    argv = [sys.executable, "anthropic_agent.py"]
+    config = directory / "zeroclaw.toml"
+    config.write_text(f"[eval.agent]\ncommand = {json.dumps(argv)}\n", encoding="utf-8")
+    stale = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-stale"}
+    run_regression_echo_cases(tmp_path, config, env=stale)
+
+
+def run_regression_echo_cases(
+    tmp_path: Path, config: Path, env: dict[str, str] | None = None
+) -> None:
     suite = tmp_path / "regression-echo"
     suite.mkdir()
     copied = dropped = 0
@@ -191,7 +212,7 @@ def run_regression_echo_cases(tmp_path: Path, config: Path) -> None:
         copied += 1
     assert copied >= 15 and dropped >= 10  # the suite really is exercised
 
-    status, report = run_example(config, "--suite", suite)
+    status, report = run_example(config, "--suite", suite, env=env)
 
     assert failed_checks(report) == {}
     assert [case["error"] for case in report["cases"]] == [None] * copied

@@ -183,6 +183,8 @@ def test_shards_that_do_not_hold_the_whole_suite_are_an_error(
         ("suite", "evals/other", "reports of different suites"),
         ("config_digest", "0123456789abcdef", "the shards ran under different settings"),
         ("mode", "live", "ran in mode='replay'"),
+        ("agent", "factory:my_pkg.agent:make_agent", "reports of different agents"),
+        ("keyword", "echo", "shards of different -k selections"),
     ],
 )
 def test_reports_of_different_runs_are_an_error(

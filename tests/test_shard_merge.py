@@ -49,8 +49,11 @@ def test_four_shards_merge_into_the_unsharded_run(
 ) -> None:
     root = work_tree(tmp_path, red)
     history = ["--history", str(tmp_path / "history.sqlite")]
+    # The whole run is the yardstick, not part of the sharded run: filed in a history
+    # of its own, its durations (appended while the shards start) cannot move the cut.
+    apart = ["--history", str(tmp_path / "whole-history.sqlite")]
     runs: dict[str, tuple[list[str | Path], Path | None]] = {
-        "whole": (["eval", "run", "--format", "json", *options, *history], root)
+        "whole": (["eval", "run", "--format", "json", *options, *apart], root)
     }
     for k in range(1, SHARDS + 1):
         shard = ["--shard", f"{k}/{SHARDS}", "--report", f"json:shard-{k}.json"]
@@ -89,3 +92,53 @@ def test_four_shards_merge_into_the_unsharded_run(
     partial = zeroclaw("eval", "merge", "shard-1.json", "shard-2.json", "shard-3.json", cwd=root)
     assert partial.returncode == 1
     assert f"shard 4/{SHARDS} is missing" in partial.stderr
+
+
+def test_four_k_shards_merge_into_the_unsharded_k_run(tmp_path: Path) -> None:
+    root = work_tree(tmp_path, red=True)
+    keyword = ["-k", "echo or unicode or red"]
+    runs: dict[str, tuple[list[str | Path], Path | None]] = {
+        "whole": (["eval", "run", "--format", "json", *keyword], root),
+        "whole-text": (["eval", "run", *keyword], root),
+    }
+    for k in range(1, SHARDS + 1):
+        shard = ["--shard", f"{k}/{SHARDS}", "--report", f"json:shard-{k}.json"]
+        runs[f"shard-{k}"] = (["eval", "run", *shard, *keyword], root)
+    runs["other-k"] = (
+        ["eval", "run", "--shard", f"4/{SHARDS}", "--report", "json:other-4.json", "-k", "echo"],
+        root,
+    )
+    done = zeroclaw_all(runs)
+    whole = json_report(done["whole"])
+    assert done["whole"].returncode == 1
+    # The selection narrowed the suite: what the shards must add up to is the selection.
+    assert whole["selected_total"] == whole["total"] < whole["suite_total"]
+    assert whole["keyword"] == "echo or unicode or red"
+    shard_docs = [
+        json.loads((root / f"shard-{k}.json").read_text(encoding="utf-8"))
+        for k in range(1, SHARDS + 1)
+    ]
+    assert all(doc["cases"] for doc in shard_docs)
+    assert sum(len(doc["cases"]) for doc in shard_docs) == whole["total"]
+    assert all(doc["selected_total"] == whole["total"] for doc in shard_docs)
+    selected, total = whole["total"], whole["suite_total"]
+    assert (
+        done["shard-1"]
+        .stdout.splitlines()[-1]
+        .endswith(f"(shard 1/{SHARDS} of {selected} selected of a {total}-case suite)")
+    )
+
+    names = [f"shard-{k}.json" for k in range(1, SHARDS + 1)]
+    merged = zeroclaw("eval", "merge", *names, "--format", "json", cwd=root)
+    assert merged.returncode == 1, merged.stderr  # red, as the -k run is: not refused
+    assert "Error" not in merged.stderr
+    assert without_timings(json_report(merged)) == without_timings(whole)
+    as_text = zeroclaw("eval", "merge", *names, cwd=root)
+    whole_last = done["whole-text"].stdout.splitlines()[-1]
+    assert whole_last.endswith(f"({total - selected} of {total} deselected)")
+    assert as_text.stdout.splitlines()[-1] == whole_last
+
+    # A shard cut from another -k selection is not part of this run.
+    mixed = zeroclaw("eval", "merge", *names[:3], "other-4.json", cwd=root)
+    assert mixed.returncode == 1
+    assert "keyword='echo', but shard-1.json has keyword='echo or unicode or red'" in mixed.stderr

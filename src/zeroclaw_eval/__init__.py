@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from zeroclaw_eval.hookspecs import hookimpl, hookspec
     from zeroclaw_eval.mode import CaseProvider, RunMode
     from zeroclaw_eval.plugins import DEFAULT_PLUGINS, get_plugin_manager
-    from zeroclaw_eval.record import RecordedCall, RunRecord, empty_run
     from zeroclaw_eval.registry import Registry
     from zeroclaw_eval.report import CaseReport, CheckResult, Formatter, SuiteReport
+    from zeroclaw_eval.run_record import RecordedCall, RunRecord, empty_run
     from zeroclaw_eval.runner import run_case, run_cases, run_suite
     from zeroclaw_eval.suite import load_suite, vacuity
     from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
@@ -68,7 +68,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "zeroclaw_eval.hookspecs": ("hookimpl", "hookspec"),
     "zeroclaw_eval.mode": ("CaseProvider", "RunMode"),
     "zeroclaw_eval.plugins": ("DEFAULT_PLUGINS", "get_plugin_manager"),
-    "zeroclaw_eval.record": ("RecordedCall", "RunRecord", "empty_run"),
+    "zeroclaw_eval.run_record": ("RecordedCall", "RunRecord", "empty_run"),
     "zeroclaw_eval.registry": ("Registry",),
     "zeroclaw_eval.report": ("CaseReport", "CheckResult", "Formatter", "SuiteReport"),
     "zeroclaw_eval.runner": ("run_case", "run_cases", "run_suite"),

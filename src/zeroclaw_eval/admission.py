@@ -27,9 +27,9 @@ from zeroclaw_eval.errors import AdmissionError
 from zeroclaw_eval.family import Family
 from zeroclaw_eval.fixture import SCHEMA_KEY, LlmTrace
 from zeroclaw_eval.mode import RunMode
-from zeroclaw_eval.record import RunRecord, empty_run
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CheckResult
+from zeroclaw_eval.run_record import RunRecord, empty_run
 from zeroclaw_eval.wording import MISSING, describe, dotted, kind_of, shown
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.record import RecordedCall, RunRecord
+from zeroclaw_eval.run_record import RecordedCall, RunRecord
 
 #: Default cap on model round trips that ask for tools within one turn.
 DEFAULT_MAX_TOOL_ITERATIONS = 10

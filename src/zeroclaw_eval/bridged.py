@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from zeroclaw_eval.agent import ModelReply, ToolResult
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.record import RunRecord
+from zeroclaw_eval.run_record import RunRecord
 from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.wire_evidence import Exchange, calls_from_wire
 
@@ -95,6 +95,12 @@ class BridgedAgent(AgentUnderTest):
 
     def concurrency(self, config: EvalConfig) -> int | None:
         return self.table.max_concurrency if self.table is not None else None
+
+    @property
+    def run_name(self) -> str:
+        if self.table is None:
+            return self.name
+        return f"{self.name}:{self.table.attached}"
 
 
 class BridgedSession(AgentSession):

@@ -1,5 +1,5 @@
 """The command line: ``zeroclaw eval run | check | plugins | record``, and
-``history | compare`` (in :mod:`zeroclaw_eval.history_cli`).
+``history | compare`` (in :mod:`zeroclaw_eval.commands.history`).
 
 This is the one boundary where errors become text: every
 :class:`~zeroclaw_eval.errors.ZeroclawEvalError` is printed as ``Error: ...`` on
@@ -322,7 +322,8 @@ shard_option = click.option(
     metavar="K/N",
     default=None,
     callback=_shard,
-    help="Run only the K-th of N deterministic slices of the cases (1 <= K <= N), for a CI matrix.",
+    help="Run only the K-th of N deterministic slices of the cases (1 <= K <= N), for a CI "
+    "matrix; balanced by the run history's recorded durations when it has some.",
 )
 suite_option = click.option(
     "--suite",
@@ -471,7 +472,11 @@ def run(
         recorder = open_run_history(loaded, history, no_history, directory, filed)
         try:
             admitted = _load_suite(directory, registry, run_mode, paths, shown, config, agent)
-            selected = select(admitted, keyword, shard_spec)
+            durations = None
+            if shard_spec is not None:  # balanced by the history's durations, if it has any
+                chosen = len(select(admitted, keyword).cases)
+                durations = recorder.durations(config.mode, chosen)
+            selected = select(admitted, keyword, shard_spec, durations)
         except SuiteLoadError as exc:
             errors = (str(exc), *exc.problems)
             report = SuiteReport(label, (), config.mode, errors, shard=sharded)
@@ -497,7 +502,13 @@ def run(
                 progress=_progress(),
                 agent=agent,
             )
-        report = replace(report, shard=sharded, suite_total=selected.suite_total)
+        report = replace(
+            report,
+            shard=sharded,
+            suite_total=selected.suite_total,
+            selected_total=selected.selected_total,
+            keyword=keyword.text if keyword is not None else None,
+        )
         _emit(_render(registry, formatter, report))
         write_reports(targets, report)
         recorder.append(report, click.get_current_context().meta.get(_PLUGIN_MANAGER))
@@ -649,7 +660,7 @@ def record(
     written. Exit 0 iff every case passed and was written.
     """
     from zeroclaw_eval.errors import AdmissionError, ZeroclawEvalError
-    from zeroclaw_eval.recording import RecordingMode, fixture_document, write_fixture
+    from zeroclaw_eval.record_mode import RecordingMode, fixture_document, write_fixture
     from zeroclaw_eval.runner import run_cases, select_mode
 
     with _errors():
@@ -763,9 +774,7 @@ def plugins(as_json: bool, blocked: tuple[str, ...]) -> None:
         click.echo(f"blocked: {', '.join(never_loaded)}")
 
 
-# The history and compare commands attach themselves to the eval group.
-import zeroclaw_eval.history_cli  # noqa: E402, F401
-
 # Commands in modules of their own attach themselves to the group when imported.
+from zeroclaw_eval.commands import history as _history  # noqa: E402, F401
 from zeroclaw_eval.commands import merge as _merge  # noqa: E402, F401
 from zeroclaw_eval.commands import schema as _schema  # noqa: E402, F401

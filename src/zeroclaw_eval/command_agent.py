@@ -112,6 +112,9 @@ class CommandSession(BridgedSession):
             **agent.env,
             "OPENAI_BASE_URL": self.route.base_url,
             "OPENAI_API_KEY": self.route.api_key,
+            # The Anthropic SDKs add /v1 themselves: they get the route's root.
+            "ANTHROPIC_BASE_URL": self.route.root_url,
+            "ANTHROPIC_API_KEY": self.route.api_key,
             "ZEROCLAW_EVAL_WORKSPACE": str(workspace),
         }
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,19 @@ class LiveConfig(BaseModel):
     """The only tools offered to the agent and dispatched, in replay and live alike
     (unset: every registered tool); a call to another one fails."""
 
+    def generation(self) -> dict[str, Any]:
+        """The settings that shape what the model writes, as a live run's report and
+        history row record them: ``model``, ``temperature``, ``max_tokens``, ``seed``,
+        ``stop`` (``None``: not sent) and ``extra_body``."""
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "stop": None if self.stop is None else list(self.stop),
+            "extra_body": dict(self.extra_body),
+        }
+
 
 #: How long a command agent may take to exit once its stdin is closed.
 DEFAULT_AGENT_GRACE_S = 2.0
@@ -119,6 +133,12 @@ class AgentTable(BaseModel):
             if not colon or not module.strip() or not attribute.strip():
                 raise ValueError("expected module:callable, e.g. my_pkg.agent:make_agent")
         return value
+
+    @property
+    def attached(self) -> str:
+        """What the table attaches, as written: the factory's ``module:callable``, or
+        the command line."""
+        return self.factory if self.factory is not None else shlex.join(self.command or ())
 
     @model_validator(mode="after")
     def _one_attachment(self) -> AgentTable:

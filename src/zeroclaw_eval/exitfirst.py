@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from zeroclaw_eval.admission import Case
+from zeroclaw_eval.agent_run import select_agent
 from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.registry import Registry
@@ -21,6 +22,7 @@ from zeroclaw_eval.runner import (
     Progress,
     SuiteInterrupted,
     interrupted_report,
+    live_settings,
     pass_ks,
     run_cases,
 )
@@ -43,6 +45,7 @@ def run_until_failure(
     the first case that does not pass. Each case keeps its time limit; an
     interruption returns the same partial report ``run_cases`` would.
     """
+    agent = agent if agent is not None else select_agent(registry, config.agent)
     reports: list[CaseReport | None] = [None] * len(cases)
     failures = 0
     index = 0
@@ -66,7 +69,13 @@ def run_until_failure(
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
         started = {index} if cases and reports[index] is None else set()
         partial = interrupted_report(suite, mode.name, list(cases), reports, started, signum)
-        return replace(partial, repeats=config.repeats, ks=pass_ks(config))
+        return replace(
+            partial,
+            repeats=config.repeats,
+            ks=pass_ks(config),
+            agent=agent.run_name,
+            live_settings=live_settings(mode, config),
+        )
     listed = tuple(
         report
         if report is not None
@@ -81,4 +90,6 @@ def run_until_failure(
         config_digest=config.digest(),
         repeats=config.repeats,
         ks=pass_ks(config),
+        agent=agent.run_name,
+        live_settings=live_settings(mode, config),
     )

@@ -1,7 +1,7 @@
 """Expectation families: the keys of a fixture's ``expects``.
 
 A family declares the type of its parameters, may add admission rules of its own,
-and turns its parameters plus a :class:`~zeroclaw_eval.record.RunRecord` into checks.
+and turns its parameters plus a :class:`~zeroclaw_eval.run_record.RunRecord` into checks.
 Built-in and third-party families are the same kind of object and go through the
 same admission, so a plugin family fails closed exactly like a built-in one.
 """
@@ -16,8 +16,8 @@ from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter
 
-from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.report import CheckResult
+from zeroclaw_eval.run_record import RunRecord
 
 P = TypeVar("P")
 

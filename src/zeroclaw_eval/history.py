@@ -1,7 +1,8 @@
 """The run history: every ``zeroclaw eval run`` appended to a SQLite database.
 
-One row per run (when, which suite, mode and agent, the settings' digest, the
-plugins and their versions, the git commit, how long, the verdict) and one per
+One row per run (when, which suite, mode and agent, the settings' digest and a
+live run's generation settings, the plugins and their versions, the git commit,
+how long, the verdict) and one per
 case attempt (outcome, every check with its message, duration, tokens). The
 standard library's :mod:`sqlite3` is the whole engine: no server.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import statistics
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -75,6 +77,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX runs_by_suite ON runs (suite, id)",
         "CREATE INDEX attempts_by_case ON attempts (case_name, run_id)",
     ),
+    (
+        # A live run's generation settings (JSON), readable without the config file.
+        "ALTER TABLE runs ADD COLUMN live_settings TEXT",
+    ),
 )
 
 #: The schema version this code writes and reads.
@@ -114,6 +120,8 @@ class Run:
     total: int
     passed: int
     plugins: list[dict[str, Any]] = field(default_factory=list)
+    live_settings: dict[str, Any] | None = None
+    """The ``[eval.live]`` generation settings of a live run, else ``None``."""
 
 
 @dataclass(frozen=True)
@@ -171,13 +179,16 @@ class History:
                 rows.append(_attempt_row(index, case, number, attempt))
         plugins = json.dumps(list(info.plugins), sort_keys=True)
         dirty = None if info.git_dirty is None else int(info.git_dirty)
+        live = None
+        if report.live_settings is not None:
+            live = json.dumps(dict(report.live_settings), sort_keys=True, ensure_ascii=False)
         with self._errors("append the run"):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 cursor = self._db.execute(
                     "INSERT INTO runs (started_at, suite, mode, agent, config_digest, plugins,"
-                    " git_commit, git_dirty, duration_s, verdict, gating, repeats, total, passed)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " git_commit, git_dirty, duration_s, verdict, gating, repeats, total, passed,"
+                    " live_settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         info.started_at,
                         info.suite or report.suite,
@@ -193,6 +204,7 @@ class History:
                         report.repeats,
                         len(report.cases),
                         report.passed_count,
+                        live,
                     ),
                 )
                 run_id = cursor.lastrowid
@@ -228,6 +240,27 @@ class History:
         with self._errors("read the runs"):
             row = self._db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         return None if row is None else _run(row)
+
+    def case_durations(
+        self, suite: str, mode: str, least_cases: int, runs: int = 10
+    ) -> dict[str, float]:
+        """Each case's median attempt duration over the latest ``runs`` runs of
+        ``suite`` in ``mode`` that ran at least ``least_cases`` cases.
+
+        The floor leaves out the shards of a sharded run (and any narrower run):
+        the shards of one run, appending as they finish, must not change the
+        durations the shards still to start will cut the suite by.
+        """
+        query = (
+            "SELECT id FROM runs WHERE suite = ? AND mode = ? AND total >= ?"
+            " ORDER BY id DESC LIMIT ?"
+        )
+        with self._errors("read the runs"):
+            ids = [row[0] for row in self._db.execute(query, (suite, mode, least_cases, runs))]
+        seconds: dict[str, list[float]] = {}
+        for attempt in self.attempts(ids):
+            seconds.setdefault(attempt.case_name, []).append(attempt.duration_s)
+        return {name: statistics.median(values) for name, values in seconds.items()}
 
     def attempt_counts(self, run_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         """Per run: how many of its attempts passed, and how many there were."""
@@ -299,6 +332,7 @@ def _run(row: sqlite3.Row) -> Run:
         total=row["total"],
         passed=row["passed"],
         plugins=json.loads(row["plugins"]),
+        live_settings=None if row["live_settings"] is None else json.loads(row["live_settings"]),
     )
 
 

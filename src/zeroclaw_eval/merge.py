@@ -3,7 +3,7 @@
 A CI matrix runs the shards; one job merges their ``json`` reports and gates on the
 whole. The merge refuses anything that could make a partial run look green: a
 missing shard, a shard given twice, shards of different counts, a case in two
-shards, reports of different suites, modes or settings (``config_digest``), and
+shards, reports of different suites, modes, agents or settings (``config_digest``), and
 shards that together do not hold every case of the suite. Every such problem is
 reported at once. Errors a shard itself reported (a refused fixture, an
 interruption) are carried into the merged report, which is then red.
@@ -65,6 +65,11 @@ def merge_reports(reports: Sequence[ReadReport]) -> SuiteReport:
         config_digest=ran[0].config_digest if ran else "",
         repeats=first.repeats,
         ks=first.ks,
+        agent=ran[0].agent if ran else first.agent,
+        suite_total=reports[0].suite_total,
+        selected_total=sum(len(read.report.cases) for read in reports),
+        keyword=first.keyword,
+        live_settings=ran[0].live_settings if ran else first.live_settings,
     )
 
 
@@ -126,18 +131,35 @@ def _sameness_problems(reports: Sequence[ReadReport]) -> list[str]:
                 f"{read.path}: config_digest={read.report.config_digest}, but {ran[0].path} "
                 f"has {ran[0].report.config_digest}: the shards ran under different settings"
             )
+        if read.report.agent != ran[0].report.agent:
+            problems.append(
+                f"{read.path}: agent={read.report.agent!r}, but {ran[0].path} ran "
+                f"agent={ran[0].report.agent!r}: reports of different agents"
+            )
+        if read.report.keyword != first.report.keyword:
+            problems.append(
+                f"{read.path}: keyword={read.report.keyword!r}, but {first.path} has "
+                f"keyword={first.report.keyword!r}: shards of different -k selections"
+            )
     complete = [read for read in reports if not read.report.errors]
     totals = sorted({read.suite_total for read in complete})
+    selections = sorted({read.selected_total for read in complete})
     if len(totals) > 1:
         listed = ", ".join(f"{read.path}: {read.suite_total}" for read in complete)
         problems.append(f"the shards disagree on the suite's case count (suite_total): {listed}")
-    elif totals and len(complete) == len(reports):
+    elif len(selections) > 1:
+        listed = ", ".join(f"{read.path}: {read.selected_total}" for read in complete)
+        problems.append(
+            f"the shards disagree on how many cases were selected (selected_total): {listed}"
+        )
+    elif selections and len(complete) == len(reports):
         held = sum(len(read.report.cases) for read in reports)
-        if held != totals[0]:
+        if held != selections[0]:
+            whole = "the suite has" if selections[0] == totals[0] else "the selection had"
             problems.append(
-                f"the shards hold {plural(held, 'case')} but the suite has {totals[0]}: "
-                "a merge of them would not be the whole suite (shards run with -k, or "
-                "with different PATH arguments, cannot be merged into it)"
+                f"the shards hold {plural(held, 'case')} but {whole} {selections[0]}: "
+                "a merge of them would not be the whole run (shards run with different "
+                "PATH arguments cannot be merged into one)"
             )
     return problems
 

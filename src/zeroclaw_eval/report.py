@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import signal
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from zeroclaw_eval.casenotes import Retry
 from zeroclaw_eval.errors import ReportError
@@ -127,9 +127,15 @@ class SuiteReport:
     :meth:`~zeroclaw_eval.config.EvalConfig.digest` of the settings the cases ran
     under (empty when none ran). ``shard`` is ``(K, N)`` when the cases are the
     ``--shard K/N`` slice of the suite, and ``suite_total`` counts the cases of the
-    whole suite before any selection or sharding (``None``: the cases are the suite).
+    whole suite before any selection or sharding (``None``: the cases are the suite);
+    ``selected_total`` the cases the selection (``-k``, PATH arguments) chose before
+    sharding, what the shards of one run add up to (``None``: the suite was not
+    narrowed), and ``keyword`` the ``-k`` expression that chose them.
+    ``live_settings`` are the ``[eval.live]`` generation settings of a live run
+    (:meth:`~zeroclaw_eval.config.LiveConfig.generation`), else ``None``.
     ``repeats`` is how many times each case ran, and ``ks`` the k of the pass@k and
-    pass^k figures to show (empty: none).
+    pass^k figures to show (empty: none). ``agent`` names the agent under test
+    (:attr:`~zeroclaw_eval.under_test.AgentUnderTest.run_name`; empty when no case ran).
     """
 
     suite: str
@@ -143,6 +149,10 @@ class SuiteReport:
     suite_total: int | None = None
     repeats: int = 1
     ks: tuple[int, ...] = ()
+    agent: str = ""
+    selected_total: int | None = None
+    keyword: str | None = None
+    live_settings: Mapping[str, Any] | None = None
 
     @property
     def passed_count(self) -> int:

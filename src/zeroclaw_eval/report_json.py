@@ -100,8 +100,12 @@ class ReportDoc(_Doc):
     errors: list[str]
     interrupted: str | None = None
     config_digest: str = ""
+    agent: str = ""
     shard: ShardDoc | None = None
     suite_total: int | None = Field(None, ge=0)
+    selected_total: int | None = Field(None, ge=0)
+    keyword: str | None = None
+    live_settings: dict[str, Any] | None = None
     repeats: int = Field(1, ge=1)
     pass_k: list[int] = []
     cases: list[CaseDoc]
@@ -110,13 +114,15 @@ class ReportDoc(_Doc):
 @dataclass(frozen=True)
 class ReadReport:
     """A report read from ``path``, with what the suite report itself does not hold:
-    the ``--shard K/N`` it was (``None`` for a whole run) and the case count of the
-    whole suite."""
+    the ``--shard K/N`` it was (``None`` for a whole run), the case count of the
+    whole suite, and of the selection the shards were cut from (a report without
+    ``selected_total`` predates it: its selection was the whole suite)."""
 
     path: str
     report: SuiteReport
     shard: tuple[int, int] | None
     suite_total: int
+    selected_total: int
 
 
 def read_report(path: Path) -> ReadReport:
@@ -202,6 +208,9 @@ def report_from_document(data: Any, path: str) -> ReadReport:
         config_digest=doc.config_digest,
         repeats=doc.repeats,
         ks=tuple(doc.pass_k),
+        agent=doc.agent,
+        keyword=doc.keyword,
+        live_settings=doc.live_settings,
     )
     all_passed = (
         not report.errors
@@ -223,7 +232,8 @@ def report_from_document(data: Any, path: str) -> ReadReport:
     if shard is not None and shard[0] > shard[1]:
         raise ReportReadError(f"{path}: shard.index={shard[0]}: more than shard.count={shard[1]}")
     total = doc.suite_total if doc.suite_total is not None else len(cases)
-    return ReadReport(path, report, shard, total)
+    selected = doc.selected_total if doc.selected_total is not None else total
+    return ReadReport(path, report, shard, total, selected)
 
 
 def _case(doc: CaseDoc) -> CaseReport:

@@ -112,15 +112,25 @@ class RunRecorder:
             started_at=self.started_at,
             suite=self.suite,
             duration_s=time.perf_counter() - self._started,
-            # The report names its agent where agents are pluggable; before
-            # that, every case ran the reference loop.
-            agent=str(getattr(report, "agent", None) or "reference"),
+            agent=report.agent,
             plugins=plugin_versions(pm) if pm is not None else (),
             git_commit=commit,
             git_dirty=dirty,
         )
         with open_history(self.path) as history:
             history.append(report, info)
+
+    def durations(self, mode: str, least_cases: int) -> dict[str, float]:
+        """The recorded median duration of each case of this suite in ``mode``, from
+        runs of at least ``least_cases`` cases (see
+        :meth:`~zeroclaw_eval.history.History.case_durations`); empty with
+        ``--no-history``, or when the history holds no such run."""
+        if self.path is None:
+            return {}
+        from zeroclaw_eval.history import open_history
+
+        with open_history(self.path) as history:
+            return history.case_durations(self.suite, mode, least_cases)
 
 
 def filed_under(directory: Path, paths: Sequence[Path], label: str) -> str:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.agent_run import OpenSessions, model_bridge, select_agent, workers
@@ -28,9 +28,9 @@ from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.mode import RunMode
 from zeroclaw_eval.plugins import get_plugin_manager
-from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport, plural
+from zeroclaw_eval.run_record import RunRecord
 from zeroclaw_eval.suite import load_suite
 from zeroclaw_eval.supervise import Supervisor
 from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
@@ -241,7 +241,14 @@ def run_cases(
             partial = interrupted_report(
                 suite, mode.name, todo, reports, supervisor.started, signum, unit=unit
             )
-            return replace(partial, cases=by_case(partial.cases, repeats), repeats=repeats, ks=ks)
+            return replace(
+                partial,
+                cases=by_case(partial.cases, repeats),
+                repeats=repeats,
+                ks=ks,
+                agent=agent.run_name,
+                live_settings=live_settings(mode, config),
+            )
         finally:
             sessions.close_all()
     ordered = tuple(report for report in reports if report is not None)
@@ -253,7 +260,14 @@ def run_cases(
         config_digest=config.digest(),
         repeats=repeats,
         ks=ks,
+        agent=agent.run_name,
+        live_settings=live_settings(mode, config),
     )
+
+
+def live_settings(mode: RunMode, config: EvalConfig) -> dict[str, Any] | None:
+    """The generation settings a ``live`` run records (``None`` in any other mode)."""
+    return config.live.generation() if mode.name == "live" else None
 
 
 def by_case(attempts: Sequence[CaseReport], repeats: int) -> tuple[CaseReport, ...]:

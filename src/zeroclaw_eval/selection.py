@@ -100,6 +100,8 @@ class Selected:
     suite_total: int
     """Cases admitted before ``-k`` and sharding."""
     shard: ShardSpec | None
+    selected_total: int
+    """Cases ``-k`` kept, before sharding."""
 
 
 def select(
@@ -120,12 +122,12 @@ def select(
                 f"-k {keyword.text!r} matched none of the {len(cases)} cases: "
                 "a run of no cases is never green"
             )
+    matched = len(chosen)
     if spec is not None:
-        matched = len(chosen)
         chosen = shard(chosen, spec.index, spec.count, durations)
         if not chosen:
             raise SelectionError(
                 f"--shard {spec}: no case falls in this shard ({matched} cases for "
                 f"{spec.count} shards): use at most {matched} shards"
             )
-    return Selected(chosen, len(cases), spec)
+    return Selected(chosen, len(cases), spec, matched)

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from zeroclaw_eval.admission import Case, admit_file
 from zeroclaw_eval.errors import AdmissionError, SuiteLoadError
 from zeroclaw_eval.mode import RunMode
-from zeroclaw_eval.record import empty_run
 from zeroclaw_eval.registry import Registry
 from zeroclaw_eval.report import plural
+from zeroclaw_eval.run_record import empty_run
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig

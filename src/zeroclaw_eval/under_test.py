@@ -7,7 +7,7 @@ and selected with ``[eval] agent = "NAME"`` or ``--agent NAME`` (default
 
 An agent never sees the fixture: it meets only the model side (:class:`ModelSide`:
 the mode's provider, the harness's tools, or the loopback model bridge in front of
-the provider). Grading sees only the :class:`~zeroclaw_eval.record.RunRecord` the
+the provider). Grading sees only the :class:`~zeroclaw_eval.run_record.RunRecord` the
 session leaves. What an agent cannot make observable, it refuses at admission:
 see :attr:`AgentUnderTest.cannot_certify`.
 """
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
     from zeroclaw_eval.fixture import LlmTrace
     from zeroclaw_eval.mode import CaseProvider
-    from zeroclaw_eval.record import RunRecord
+    from zeroclaw_eval.run_record import RunRecord
 
 #: The agent run when neither ``[eval].agent`` nor ``--agent`` names one.
 DEFAULT_AGENT = "reference"
@@ -118,6 +118,12 @@ class AgentUnderTest(ABC):
     @property
     def label(self) -> str:
         """How reports and errors name this agent (its registered name by default)."""
+        return self.name
+
+    @property
+    def run_name(self) -> str:
+        """The agent as a report and the run history record it: its registered name
+        (an ``[eval.agent]`` attachment adds what it names, ``factory:pkg.mod:make``)."""
         return self.name
 
     def concurrency(self, config: EvalConfig) -> int | None:

@@ -3,7 +3,7 @@
 The harness cannot see a bridged agent's tools; it sees what crosses the wire.
 A tool call the model side sent the agent, and the ``role: "tool"`` message with
 the same ``tool_call_id`` in one of the agent's later requests, make one
-:class:`~zeroclaw_eval.record.RecordedCall`: the call's name and arguments as
+:class:`~zeroclaw_eval.run_record.RecordedCall`: the call's name and arguments as
 they were sent, the result as the agent reported it. A call whose result never
 comes back is a failed call.
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zeroclaw_eval.agent import Message, ModelReply
-from zeroclaw_eval.record import RecordedCall
+from zeroclaw_eval.run_record import RecordedCall
 
 
 @dataclass(frozen=True)

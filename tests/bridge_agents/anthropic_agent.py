@@ -1,11 +1,16 @@
 """An agent on the official ``anthropic`` SDK (Messages API, streaming), with ``echo``.
 
 The harness hands a factory the OpenAI-style base URL (ending in ``/v1``); the
-Anthropic SDK adds ``/v1`` itself, so the agent strips it.
+Anthropic SDK adds ``/v1`` itself, so the agent strips it. Run as a command
+(``python anthropic_agent.py``), it configures nothing: the SDK reads
+``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` from the environment the
+harness gives it.
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +66,20 @@ class AnthropicAgent:
 def make_agent(*, base_url: str, api_key: str, workspace: Path) -> AnthropicAgent:
     root = base_url.removesuffix("/v1")
     return AnthropicAgent(anthropic.Anthropic(base_url=root, api_key=api_key))
+
+
+def main() -> None:
+    """The JSON-lines protocol on stdin and stdout; the client from the environment only."""
+    agent = AnthropicAgent(anthropic.Anthropic())
+    for line in sys.stdin:
+        turn = json.loads(line)
+        reply = {
+            "type": "reply",
+            "turn": turn["turn"],
+            "content": agent.run_turn(turn["user_input"]),
+        }
+        print(json.dumps(reply), flush=True)
+
+
+if __name__ == "__main__":
+    main()

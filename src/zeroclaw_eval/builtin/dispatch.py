@@ -16,8 +16,8 @@ from pydantic import NonNegativeInt
 
 from zeroclaw_eval.family import Family, NonEmptyStr, Params
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.record import RecordedCall, RunRecord
 from zeroclaw_eval.report import CheckResult, plural, shorten
+from zeroclaw_eval.run_record import RecordedCall, RunRecord
 
 
 class BoundaryEntry(Params):

@@ -31,15 +31,28 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "errors": list(report.errors),
         "interrupted": report.interrupted,
         "config_digest": report.config_digest,
+        "agent": report.agent,
         "shard": None
         if report.shard is None
         else {"index": report.shard[0], "count": report.shard[1]},
         "suite_total": len(report.cases) if report.suite_total is None else report.suite_total,
+        "selected_total": _selected_total(report),
+        "keyword": report.keyword,
+        "live_settings": None if report.live_settings is None else dict(report.live_settings),
         "repeats": report.repeats,
         "pass_k": list(report.ks),
         "flaky": sum(1 for case in report.cases if case.flaky),
         "cases": [_case(case, report.ks) for case in report.cases],
     }
+
+
+def _selected_total(report: SuiteReport) -> int:
+    """The cases chosen before sharding: what the shards of one run add up to."""
+    if report.selected_total is not None:
+        return report.selected_total
+    if report.shard is None or report.suite_total is None:
+        return len(report.cases)
+    return report.suite_total
 
 
 def _attempt(case: CaseReport) -> dict[str, Any]:

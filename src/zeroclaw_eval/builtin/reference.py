@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from zeroclaw_eval.agent import Agent
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.record import RunRecord
+from zeroclaw_eval.run_record import RunRecord
 from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
 
 

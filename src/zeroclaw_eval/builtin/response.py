@@ -14,8 +14,8 @@ from typing import Any
 from zeroclaw_eval import regexsearch
 from zeroclaw_eval.family import Family, NonEmptyStr, Problem
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.report import CheckResult, shorten
+from zeroclaw_eval.run_record import RunRecord
 
 
 def _observed(run: RunRecord) -> str:

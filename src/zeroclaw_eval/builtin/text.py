@@ -8,6 +8,7 @@ from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report import CaseReport, Formatter, SuiteReport
 from zeroclaw_eval.stats import pass_at_k, pass_hat_k
+from zeroclaw_eval.under_test import DEFAULT_AGENT
 
 
 class TextFormatter(Formatter):
@@ -24,6 +25,8 @@ class TextFormatter(Formatter):
         # Names, sources and messages come from fixtures and plugins: escaped to one
         # line each, so that none can forge a line of the report (a fake "✓").
         lines = [f"error: {one_line(error)}" for error in report.errors]
+        if report.agent and report.agent != DEFAULT_AGENT:  # the reference loop goes unsaid
+            lines.insert(0, f"agent: {one_line(report.agent)}")
         for case in report.cases:
             if self.verbosity < 0 and case.passed:
                 continue
@@ -95,6 +98,9 @@ def _scope(report: SuiteReport) -> str:
     total = report.suite_total
     if report.shard is not None:
         index, count = report.shard
+        selected = report.selected_total
+        if selected is not None and total is not None and selected != total:
+            return f" (shard {index}/{count} of {selected} selected of a {total}-case suite)"
         return f" (shard {index}/{count} of a {total}-case suite)"
     if total is not None and total != len(report.cases):
         return f" ({total - len(report.cases)} of {total} deselected)"

@@ -14,8 +14,8 @@ from pydantic import NonNegativeInt
 
 from zeroclaw_eval.family import Family, NonEmptyStr, Problem
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.record import RunRecord
 from zeroclaw_eval.report import CheckResult, plural
+from zeroclaw_eval.run_record import RunRecord
 
 MAX, MIN, EXACT = "max_tool_calls", "min_tool_calls", "exact_tool_calls"
 BOUNDARY_FAMILIES = ("tool_arguments_contain", "tool_results_contain")

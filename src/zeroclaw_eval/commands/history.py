@@ -158,6 +158,7 @@ def _run_document(run: Run) -> dict[str, Any]:
         "total": run.total,
         "passed": run.passed,
         "plugins": run.plugins,
+        "live_settings": run.live_settings,
     }
 
 
