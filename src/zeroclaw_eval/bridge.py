@@ -253,6 +253,8 @@ class _Server(ThreadingHTTPServer):
 
     Connection threads are daemons (a forgotten bridge never blocks the
     interpreter's exit), so the stdlib does not join them: this server keeps them.
+    Unlike the stdlib's, a thread serves one connection after another
+    (:meth:`process_request`).
     """
 
     daemon_threads = True
