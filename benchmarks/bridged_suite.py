@@ -1,6 +1,7 @@
 """A whole bridged suite, end to end: 1,000 one-tool cases through a team's own agent.
 
     .venv/bin/python benchmarks/bridged_suite.py [--cases 1000] [--rounds 3]
+    .venv/bin/python benchmarks/bridged_suite.py --baseline /other/checkout/.venv/bin/zeroclaw
 
 The fixtures are W3 of ``benchmarks/run.py`` (one scripted ``echo`` call, then a
 final text; graded by ``response_contains``, ``exact_tool_calls`` and
@@ -19,6 +20,11 @@ Columns: the median, fastest and slowest wall time, the median per case, the
 median CPU time of the process (user + system, of the reaped child), and the ratio
 of the median to the reference row's. Target: the 8-way row under 10 s for 1,000
 cases. Each run must exit 0 and report every case passed, or the script stops.
+
+``--baseline`` adds every row run by another install (rows ``... base``),
+interleaved with this one's: the only fair before/after on a shared machine. Its
+agents are those of the checkout its ``zeroclaw`` sits in (``.venv/bin`` inside
+the project), so a change to an example agent is measured too.
 """
 
 from __future__ import annotations
@@ -35,8 +41,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
-EXAMPLE = PROJECT / "examples" / "agents" / "openai_sdk"
-TEST_AGENTS = PROJECT / "tests" / "agents"
 ZEROCLAW = Path(sys.executable).with_name("zeroclaw")
 
 sys.path.insert(0, str(PROJECT / "benchmarks"))
@@ -46,11 +50,19 @@ from run import echo_case, write_suite  # noqa: E402
 TARGET_S = 10.0
 
 
+def agent_path(project: Path) -> str:
+    """Where the example agents of ``project`` are imported from."""
+    agents = (project / "examples" / "agents" / "openai_sdk", project / "tests" / "agents")
+    return os.pathsep.join(map(str, agents))
+
+
 @dataclass
 class Row:
     name: str
     config: str
     target_s: float | None = None
+    zeroclaw: Path = ZEROCLAW
+    agents: str = agent_path(PROJECT)
     seconds: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
 
@@ -60,8 +72,8 @@ def measure(row: Row, root: Path, suite: Path, cases: int) -> None:
     config.write_text(row.config, encoding="utf-8")
     # The example agent's module is found beside its own configuration in the
     # project; here the configuration is a temporary file, so say where it is.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (EXAMPLE, TEST_AGENTS)))}
-    argv = [str(ZEROCLAW), "eval", "run", "--config", str(config), "--suite", str(suite)]
+    env = {**os.environ, "PYTHONPATH": row.agents}
+    argv = [str(row.zeroclaw), "eval", "run", "--config", str(config), "--suite", str(suite)]
     started = time.perf_counter()
     process = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=root
@@ -84,6 +96,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another install's zeroclaw script, in .venv/bin of its project checkout",
+    )
     args = parser.parse_args()
     factory = '[eval.agent]\nfactory = "notes_agent:make_agent"\n'
     rows = [
@@ -94,6 +111,13 @@ def main() -> None:
             "urllib 8-way", '[eval.agent]\nfactory = "echo_agent:make_agent"\nmax_concurrency = 8\n'
         ),
     ]
+    if args.baseline is not None:
+        baseline = args.baseline.absolute()
+        project = baseline.parent.parent.parent
+        rows += [
+            Row(f"{row.name} base", row.config, row.target_s, baseline, agent_path(project))
+            for row in rows
+        ]
     with tempfile.TemporaryDirectory(prefix="zeroclaw-bridged-bench-") as tmp:
         root = Path(tmp)
         suite = root / "suite"
@@ -108,7 +132,7 @@ def main() -> None:
         print(f"load average after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     base = statistics.median(rows[0].seconds)
     header = (
-        f"{'row':<13}{'cases':>7}{'median s':>10}{'min s':>8}{'max s':>8}"
+        f"{'row':<18}{'cases':>7}{'median s':>10}{'min s':>8}{'max s':>8}"
         f"{'ms/case':>9}{'cpu s':>8}{'x ref':>7}  target"
     )
     print(header)
@@ -119,7 +143,7 @@ def main() -> None:
         if row.target_s is not None:
             target = f"<= {row.target_s:g} s {'ok' if median <= row.target_s else 'MISSED'}"
         print(
-            f"{row.name:<13}{args.cases:>7}{median:>10.2f}{min(row.seconds):>8.2f}"
+            f"{row.name:<18}{args.cases:>7}{median:>10.2f}{min(row.seconds):>8.2f}"
             f"{max(row.seconds):>8.2f}{median / args.cases * 1000:>9.2f}"
             f"{statistics.median(row.cpu):>8.2f}{median / base:>7.2f}  {target}"
         )

@@ -621,3 +621,69 @@ def test_a_failure_inside_the_bridge_is_a_recorded_400_not_a_dropped_connection(
     assert route.errors == [
         "the bridge could not serve this request: ValueError: a translation bug"
     ]
+
+
+def test_connection_workers_are_reused_when_the_sdk_drops_each_streamed_connection(
+    bridge: ModelBridge,
+) -> None:
+    # The openai SDK stops reading a stream at ``[DONE]`` and closes its connection,
+    # so every streamed request arrives on a new one; a worker serves the next.
+    replies = [ModelReply(f"reply {index}", ()) for index in range(12)]
+    with bridge.open_route("streams", Script(*replies)) as route:
+        client = client_for(route)
+        texts = []
+        for _ in replies:
+            stream = client.chat.completions.create(model="m", messages=USER, stream=True)
+            texts.append("".join(chunk.choices[0].delta.content or "" for chunk in stream))
+        client.close()
+    assert texts == [f"reply {index}" for index in range(12)]
+    workers = [t for t in bridge_threads() if t.name == "zeroclaw-eval-bridge-connection"]
+    assert 1 <= len(workers) <= 2
+
+
+def raw_exchange(bridge: ModelBridge, head: bytes) -> str:
+    """Send ``head`` on a fresh connection; what the bridge answers before it closes."""
+    host, port = bridge.url.split("//")[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(head)
+        sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received.decode("latin-1")
+
+
+@pytest.mark.parametrize(
+    ("head", "status"),
+    [
+        (b"GARBAGE\r\n\r\n", "400"),
+        (b"GET /r/x/v1/models\r\n\r\n", "400"),  # HTTP/0.9: not served
+        (b"GET /r/x/v1/models HTTP/one\r\n\r\n", "400"),
+        (b"GET /r/x/v1/models HTTP/2.0\r\n\r\n", "505"),
+        (b"GET /r/x/v1/models HTTP/1.1\r\nX: " + b"y" * 70000 + b"\r\n\r\n", "431"),
+        (b"GET /r/x/v1/models HTTP/1.1\r\n" + b"X-A: b\r\n" * 101 + b"\r\n", "431"),
+    ],
+)
+def test_a_malformed_request_head_is_refused_with_the_stdlib_status(
+    bridge: ModelBridge, head: bytes, status: str
+) -> None:
+    assert raw_exchange(bridge, head).startswith(f"HTTP/1.1 {status} ")
+
+
+def test_headers_are_read_whatever_their_case_and_expect_100_continue_is_honoured(
+    bridge: ModelBridge,
+) -> None:
+    body = json.dumps({"model": "m", "messages": USER}).encode()
+    with bridge.open_route("head", Script(ModelReply("case-blind", ()))) as route:
+        answer = raw_exchange(
+            bridge,
+            f"POST /r/{route.token}/v1/chat/completions HTTP/1.1\r\n"
+            f"host: x\r\nAUTHORIZATION: bearer {route.api_key}\r\n"
+            f"content-LENGTH: {len(body)}\r\nexpect: 100-continue\r\n"
+            "connection: close\r\n\r\n".encode()
+            + body,
+        )
+    assert answer.startswith("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n")
+    assert "Connection: close" in answer
+    assert '"content": "case-blind"' in answer
+    assert route.errors == []

@@ -37,9 +37,11 @@ is also appended to :attr:`BridgeRoute.errors`, where the runner finds it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hmac
 import json
+import re
 import secrets
 import socket
 import threading
@@ -69,6 +71,9 @@ STREAM_PIECE_CHARS = 32
 #: still inside an ``answer`` that hangs (a live provider waiting on its network
 #: timeout) can take this long; it is then left to end on its own.
 CLOSE_WAIT_S = 10.0
+
+#: How long an idle connection worker waits for the next connection before it ends.
+WORKER_IDLE_S = 30.0
 
 #: ``code`` of the error body when the script cannot answer (HTTP 400: not retried).
 CODE_SCRIPT_EXHAUSTED = "zeroclaw_eval_script_exhausted"
@@ -248,6 +253,8 @@ class _Server(ThreadingHTTPServer):
 
     Connection threads are daemons (a forgotten bridge never blocks the
     interpreter's exit), so the stdlib does not join them: this server keeps them.
+    Unlike the stdlib's, a thread serves one connection after another
+    (:meth:`process_request`).
     """
 
     daemon_threads = True
@@ -260,24 +267,63 @@ class _Server(ThreadingHTTPServer):
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
         self.workers: list[threading.Thread] = []
+        # Accepted connections waiting for an idle worker, and how many wait.
+        self._pending: collections.deque[tuple[Any, Any]] = collections.deque()
+        self._idle = 0
+        self._closing = False
+        self._ready = threading.Condition(self.connections_lock)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        worker = threading.Thread(
-            target=self.process_request_thread,
-            args=(request, client_address),
-            name="zeroclaw-eval-bridge-connection",
-            daemon=True,
-        )
-        with self.connections_lock:
+        """Hand the connection to an idle worker, or to a new one.
+
+        Workers outlive their connections: an SDK that closes its connection
+        after every streamed reply (the ``openai`` SDK does, as it stops reading
+        at ``[DONE]``) would otherwise cost a thread start per request.
+        """
+        with self._ready:
+            if self._idle > len(self._pending):
+                self._pending.append((request, client_address))
+                self._ready.notify()
+                return
+            worker = threading.Thread(
+                target=self._work,
+                args=(request, client_address),
+                name="zeroclaw-eval-bridge-connection",
+                daemon=True,
+            )
             self.workers = [thread for thread in self.workers if thread.is_alive()]
             self.workers.append(worker)
         worker.start()
 
+    def _work(self, request: Any, client_address: Any) -> None:
+        """Serve connections until idle for :data:`WORKER_IDLE_S` or the server closes."""
+        job: tuple[Any, Any] | None = (request, client_address)
+        while job is not None:
+            self.process_request_thread(*job)
+            job = self._next_job()
+
+    def _next_job(self) -> tuple[Any, Any] | None:
+        with self._ready:
+            self._idle += 1
+            try:
+                while not self._pending and not self._closing:
+                    if not self._ready.wait(WORKER_IDLE_S):
+                        break
+                return self._pending.popleft() if self._pending else None
+            finally:
+                self._idle -= 1
+
     def join_workers(self, timeout_s: float) -> None:
-        """Wait for the connection threads, at most ``timeout_s`` in all."""
+        """Wake idle workers and wait for every worker, at most ``timeout_s`` in all."""
         deadline = time.monotonic() + timeout_s
-        with self.connections_lock:
+        with self._ready:
+            self._closing = True
+            self._ready.notify_all()
             workers, self.workers = self.workers, []
+            pending = list(self._pending)
+            self._pending.clear()
+        for request, _ in pending:  # accepted as the server closed: never served
+            self.shutdown_request(request)
         for worker in workers:
             worker.join(max(0.0, deadline - time.monotonic()))
 
@@ -291,6 +337,31 @@ class _Server(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Stay silent: a client that hangs up mid-reply is not the harness's failure."""
+
+
+#: The stdlib's limits on request headers (``http.client``).
+_MAX_HEADER_LINE = 65536
+_MAX_HEADERS = 100
+_HTTP_VERSION = re.compile(r"HTTP/(\d{1,10})\.(\d{1,10})")
+
+
+class _Headers:
+    """A request's headers: looked up by name, whatever the case; a repeated one
+    keeps its first value, as ``email.message.Message.get`` does."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, str] = {}
+        self._count = 0
+
+    def add(self, name: str, value: str) -> None:
+        self._values.setdefault(name.lower(), value)
+        self._count += 1
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._values.get(name.lower(), default)
+
+    def __len__(self) -> int:
+        return self._count
 
 
 class Refusal(Exception):
@@ -315,6 +386,7 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     disable_nagle_algorithm = True  # replies are small; do not wait for ACKs
     server: _Server
+    raw_requestline: bytes
 
     def setup(self) -> None:
         super().setup()
@@ -327,6 +399,57 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             with self.server.connections_lock:
                 self.server.connections.discard(self.connection)
+
+    def parse_request(self) -> bool:
+        """Parse the request line and headers, as the stdlib does, minus ``email``.
+
+        The stdlib parses headers with the ``email`` package, about 75 µs a
+        request; the bridge reads a handful of them (key, length, framing,
+        ``Connection``, ``Expect``), so a plain split does. Refusals are the
+        stdlib's: a bad request line is 400, HTTP/2 is 505, an overlong header
+        line or too many headers is 431. Unlike the stdlib, HTTP/0.9 is refused,
+        and every refusal has a status line.
+        """
+        self.command = None  # type: ignore[assignment]  # the stdlib's "no request yet"
+        self.request_version = "HTTP/1.0"  # until known: a refusal has a status line
+        self.close_connection = True
+        self.requestline = requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+        words = requestline.split()
+        if not words:
+            return False
+        match = _HTTP_VERSION.fullmatch(words[-1])
+        if len(words) != 3 or match is None:
+            self.send_error(400, f"Bad request syntax ({requestline!r})")
+            return False
+        command, path, version = words
+        number = int(match[1]), int(match[2])
+        if number >= (2, 0):
+            self.send_error(505, f"Invalid HTTP version ({version[5:]})")
+            return False
+        self.command, self.path, self.request_version = command, path, version
+        if self.path.startswith("//"):  # as the stdlib (gh-87389)
+            self.path = "/" + self.path.lstrip("/")
+        headers = _Headers()
+        while True:
+            line = self.rfile.readline(_MAX_HEADER_LINE + 1)
+            if len(line) > _MAX_HEADER_LINE:
+                self.send_error(431, "Line too long")
+                return False
+            if line in (b"\r\n", b"\n", b""):
+                break
+            if len(headers) >= _MAX_HEADERS:
+                self.send_error(431, "Too many headers")
+                return False
+            name, _, value = str(line, "iso-8859-1").partition(":")
+            headers.add(name.strip(), value.strip())
+        self.headers = headers  # type: ignore[assignment]  # read only through .get()
+        connection = headers.get("Connection", "").lower()
+        self.close_connection = connection == "close" or (
+            number < (1, 1) and connection != "keep-alive"
+        )
+        if headers.get("Expect", "").lower() == "100-continue" and number >= (1, 1):
+            return self.handle_expect_100()
+        return True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: the bridge reports through routes, never on stderr."""
