@@ -72,7 +72,9 @@ def measure(row: Row, root: Path, suite: Path, cases: int) -> None:
     config.write_text(row.config, encoding="utf-8")
     # The example agent's module is found beside its own configuration in the
     # project; here the configuration is a temporary file, so say where it is.
-    env = {**os.environ, "PYTHONPATH": row.agents}
+    # No run history: the rows measure the agent and the bridge, and a baseline
+    # install may read an older history schema than this one writes.
+    env = {**os.environ, "PYTHONPATH": row.agents, "ZEROCLAW_EVAL_NO_HISTORY": "1"}
     argv = [str(row.zeroclaw), "eval", "run", "--config", str(config), "--suite", str(suite)]
     started = time.perf_counter()
     process = subprocess.Popen(
