@@ -629,16 +629,21 @@ def test_connection_workers_are_reused_when_the_sdk_drops_each_streamed_connecti
     # The openai SDK stops reading a stream at ``[DONE]`` and closes its connection,
     # so every streamed request arrives on a new one; a worker serves the next.
     replies = [ModelReply(f"reply {index}", ()) for index in range(12)]
+    seen: set[threading.Thread] = set()  # every connection worker alive after a request
     with bridge.open_route("streams", Script(*replies)) as route:
         client = client_for(route)
         texts = []
         for _ in replies:
             stream = client.chat.completions.create(model="m", messages=USER, stream=True)
             texts.append("".join(chunk.choices[0].delta.content or "" for chunk in stream))
+            time.sleep(0.02)  # the worker is back to idle, or has ended
+            seen.update(t for t in bridge_threads() if t.name == "zeroclaw-eval-bridge-connection")
         client.close()
     assert texts == [f"reply {index}" for index in range(12)]
-    workers = [t for t in bridge_threads() if t.name == "zeroclaw-eval-bridge-connection"]
-    assert 1 <= len(workers) <= 2
+    # A thread per connection would show a new worker after each request. A
+    # connection that arrives while the previous worker is still winding down may
+    # start another, so under load there can be a few: never one for each.
+    assert 1 <= len(seen) <= len(replies) // 3
 
 
 def raw_exchange(bridge: ModelBridge, head: bytes) -> str:
