@@ -676,6 +676,14 @@ def model_name(body: Mapping[str, Any]) -> str:
     return model
 
 
+def string_field(item: Mapping[str, Any], key: str, where: str) -> str:
+    """``item[key]`` as a string, or a refusal naming ``where.key``."""
+    value = item.get(key)
+    if not isinstance(value, str):
+        raise Refusal(400, f"malformed request: {where}.{key} must be a string", None)
+    return value
+
+
 def flag(body: Mapping[str, Any], key: str) -> bool:
     """A boolean switch of the request (``stream``...): absent or null is false."""
     value = body.get(key, False)

@@ -40,6 +40,7 @@ from zeroclaw_eval.bridge import (
     flag,
     model_name,
     pieces,
+    string_field,
     text_content,
 )
 
@@ -95,12 +96,12 @@ def _user_blocks(messages: list[dict[str, Any]], where: str, blocks: list[Any]) 
             messages.append(
                 {
                     "role": "tool",
-                    "tool_call_id": _string(block, "tool_use_id", f"{where}[{index}]"),
+                    "tool_call_id": string_field(block, "tool_use_id", f"{where}[{index}]"),
                     "content": result or "",
                 }
             )
         elif kind == "text":
-            texts.append(_string(block, "text", f"{where}[{index}]"))
+            texts.append(string_field(block, "text", f"{where}[{index}]"))
         else:
             _refuse_block(f"{where}[{index}]", kind)
     if texts:
@@ -113,7 +114,7 @@ def _assistant_blocks(messages: list[dict[str, Any]], where: str, blocks: list[A
     for index, block in enumerate(blocks):
         kind = _kind(f"{where}[{index}]", block)
         if kind == "text":
-            texts.append(_string(block, "text", f"{where}[{index}]"))
+            texts.append(string_field(block, "text", f"{where}[{index}]"))
         elif kind == "tool_use":
             arguments = block.get("input", {})
             if not isinstance(arguments, dict):
@@ -122,10 +123,10 @@ def _assistant_blocks(messages: list[dict[str, Any]], where: str, blocks: list[A
                 )
             calls.append(
                 {
-                    "id": _string(block, "id", f"{where}[{index}]"),
+                    "id": string_field(block, "id", f"{where}[{index}]"),
                     "type": "function",
                     "function": {
-                        "name": _string(block, "name", f"{where}[{index}]"),
+                        "name": string_field(block, "name", f"{where}[{index}]"),
                         "arguments": arguments_text(arguments),
                     },
                 }
@@ -151,13 +152,6 @@ def _refuse_block(where: str, kind: str) -> None:
     raise Refusal(
         400, f"malformed request: {where} is a {kind} block; the bridge cannot carry it", None
     )
-
-
-def _string(block: Mapping[str, Any], key: str, where: str) -> str:
-    value = block.get(key)
-    if not isinstance(value, str):
-        raise Refusal(400, f"malformed request: {where}.{key} must be a string", None)
-    return value
 
 
 def _tools(value: Any) -> list[dict[str, Any]]:

@@ -40,6 +40,7 @@ from zeroclaw_eval.bridge import (
     flag,
     model_name,
     pieces,
+    string_field,
     text_content,
 )
 
@@ -114,11 +115,11 @@ def _add_item(messages: list[dict[str, Any]], where: str, item: Any) -> None:
         )
     elif kind == "function_call":
         call = {
-            "id": _string(item, "call_id", where),
+            "id": string_field(item, "call_id", where),
             "type": "function",
             "function": {
-                "name": _string(item, "name", where),
-                "arguments": _string(item, "arguments", where),
+                "name": string_field(item, "name", where),
+                "arguments": string_field(item, "arguments", where),
             },
         }
         if messages and messages[-1]["role"] == "assistant":
@@ -130,7 +131,7 @@ def _add_item(messages: list[dict[str, Any]], where: str, item: Any) -> None:
         messages.append(
             {
                 "role": "tool",
-                "tool_call_id": _string(item, "call_id", where),
+                "tool_call_id": string_field(item, "call_id", where),
                 "content": output or "",
             }
         )
@@ -138,13 +139,6 @@ def _add_item(messages: list[dict[str, Any]], where: str, item: Any) -> None:
         raise Refusal(
             400, f"malformed request: {where} is a {kind!s} item; the bridge cannot carry it", None
         )
-
-
-def _string(item: Mapping[str, Any], key: str, where: str) -> str:
-    value = item.get(key)
-    if not isinstance(value, str):
-        raise Refusal(400, f"malformed request: {where}.{key} must be a string", None)
-    return value
 
 
 def _tools(value: Any) -> list[dict[str, Any]]:
