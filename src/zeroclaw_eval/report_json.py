@@ -239,16 +239,23 @@ def report_from_document(data: Any, path: str) -> ReadReport:
 def _case(doc: CaseDoc) -> CaseReport:
     """The case as the run reported it. A case that ran once lists itself as its one
     attempt (which carries its token counts); a repeated case keeps every attempt."""
-    attempts: tuple[CaseReport, ...] = ()
-    tokens: tuple[int | None, int | None] = (None, None)
     listed = doc.get("attempts", [])
     if len(listed) == 1:
-        tokens = (listed[0].get("input_tokens"), listed[0].get("output_tokens"))
-    elif listed:
-        attempts = tuple(_attempt(doc, attempt) for attempt in listed)
+        return _outcome(doc, doc, _tokens(listed[0]))
+    attempts = tuple(_outcome(doc, attempt, _tokens(attempt)) for attempt in listed)
+    return _outcome(doc, doc, (None, None), attempts)
+
+
+def _outcome(
+    case: CaseDoc,
+    doc: CaseDoc | AttemptDoc,
+    tokens: tuple[int | None, int | None],
+    attempts: tuple[CaseReport, ...] = (),
+) -> CaseReport:
+    """One outcome of ``case``: the case itself, or one of its attempts (``doc``)."""
     return CaseReport(
-        doc["name"],
-        doc["source"],
+        case["name"],
+        case["source"],
         _checks(doc["checks"]),
         doc["error"],
         doc.get("duration_s", 0.0),
@@ -261,19 +268,8 @@ def _case(doc: CaseDoc) -> CaseReport:
     )
 
 
-def _attempt(case: CaseDoc, doc: AttemptDoc) -> CaseReport:
-    return CaseReport(
-        case["name"],
-        case["source"],
-        _checks(doc["checks"]),
-        doc["error"],
-        doc.get("duration_s", 0.0),
-        models=tuple(doc.get("models", ())),
-        retries=_retries(doc.get("retries", [])),
-        ran=doc.get("ran", True),
-        input_tokens=doc.get("input_tokens"),
-        output_tokens=doc.get("output_tokens"),
-    )
+def _tokens(attempt: AttemptDoc) -> tuple[int | None, int | None]:
+    return attempt.get("input_tokens"), attempt.get("output_tokens")
 
 
 def _checks(docs: list[CheckDoc]) -> tuple[CheckResult, ...]:
