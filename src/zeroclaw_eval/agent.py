@@ -164,18 +164,25 @@ def _run_tool(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
 
 
 def _assistant_tool_message(reply: ModelReply) -> Message:
-    return {
-        "role": "assistant",
-        "content": reply.content,
-        "tool_calls": [
-            {
-                "id": call.call_id,
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": json.dumps(call.arguments, ensure_ascii=False),
-                },
-            }
-            for call in reply.tool_calls
-        ],
-    }
+    return {"role": "assistant", "content": reply.content, "tool_calls": tool_call_entries(reply)}
+
+
+def tool_call_entries(reply: ModelReply) -> list[dict[str, Any]]:
+    """The reply's tool calls as a chat-completions assistant message carries them:
+    ids kept, ``arguments`` as a JSON string."""
+    return [
+        {
+            "id": call.call_id,
+            "type": "function",
+            "function": {
+                "name": call.name,
+                "arguments": arguments_text(call.arguments),
+            },
+        }
+        for call in reply.tool_calls
+    ]
+
+
+def arguments_text(arguments: Mapping[str, Any]) -> str:
+    """Tool-call arguments as the JSON string the OpenAI APIs send."""
+    return json.dumps(arguments, ensure_ascii=False)

@@ -53,7 +53,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-from zeroclaw_eval.agent import ModelReply
+from zeroclaw_eval.agent import ModelReply, arguments_text, tool_call_entries
 from zeroclaw_eval.errors import RunError, one_line
 
 #: The model ``GET /models`` lists before any request named one.
@@ -760,11 +760,6 @@ def text_content(where: str, content: Any) -> str | None:
     raise Refusal(400, f"malformed request: {where} is {type(content).__name__}, not text", None)
 
 
-def arguments_text(arguments: Mapping[str, Any]) -> str:
-    """Tool-call arguments as the JSON string the OpenAI APIs send."""
-    return json.dumps(arguments, ensure_ascii=False)
-
-
 def _usage(reply: ModelReply) -> dict[str, int]:
     return {
         "prompt_tokens": reply.input_tokens,
@@ -784,14 +779,7 @@ def _completion(completion_id: str, created: int, model: str, reply: ModelReply)
         "refusal": None,
     }
     if reply.tool_calls:
-        message["tool_calls"] = [
-            {
-                "id": call.call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": arguments_text(call.arguments)},
-            }
-            for call in reply.tool_calls
-        ]
+        message["tool_calls"] = tool_call_entries(reply)
     return {
         "id": completion_id,
         "object": "chat.completion",

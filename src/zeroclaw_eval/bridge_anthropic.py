@@ -28,13 +28,12 @@ import secrets
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from zeroclaw_eval.agent import ModelReply
+from zeroclaw_eval.agent import ModelReply, arguments_text
 from zeroclaw_eval.bridge import (
     BridgeRequest,
     BridgeRoute,
     Refusal,
     Served,
-    arguments_text,
     ask,
     decode_object,
     flag,

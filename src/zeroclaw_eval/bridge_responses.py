@@ -28,13 +28,12 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from zeroclaw_eval.agent import ModelReply
+from zeroclaw_eval.agent import ModelReply, arguments_text, tool_call_entries
 from zeroclaw_eval.bridge import (
     BridgeRequest,
     BridgeRoute,
     Refusal,
     Served,
-    arguments_text,
     ask,
     decode_object,
     flag,
@@ -165,14 +164,7 @@ def _tools(value: Any) -> list[dict[str, Any]]:
 def _assistant_message(reply: ModelReply) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
     if reply.tool_calls:
-        message["tool_calls"] = [
-            {
-                "id": call.call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": arguments_text(call.arguments)},
-            }
-            for call in reply.tool_calls
-        ]
+        message["tool_calls"] = tool_call_entries(reply)
     else:
         message["content"] = reply.content or ""
     return message
