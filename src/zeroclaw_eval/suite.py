@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 
 def fixture_paths(directory: Path) -> list[Path]:
-    """The suite's case files: direct children named ``*.json``, sorted by path."""
+    """The suite's case files: direct children named ``*.json``, sorted by path.
+
+    Raises :class:`SuiteLoadError` when there are none: an empty suite is never green.
+    """
     try:
         with os.scandir(directory) as entries:
             names = sorted(entry.name for entry in entries if entry.name.endswith(".json"))
@@ -38,6 +41,10 @@ def fixture_paths(directory: Path) -> list[Path]:
         raise SuiteLoadError(
             f"suite {directory}: cannot be listed: {exc.strerror or exc}"
         ) from None
+    if not names:
+        raise SuiteLoadError(
+            f"suite {directory}: no *.json fixtures: an empty suite is never green"
+        )
     return [directory / name for name in names]
 
 
@@ -57,13 +64,14 @@ def load_suite(
     (:mod:`zeroclaw_eval.offer`). ``agent``, the agent under test, may refuse
     fixtures it cannot certify.
     """
-    paths = fixture_paths(directory)
-    if not paths:
-        raise SuiteLoadError(
-            f"suite {directory}: no *.json fixtures: an empty suite is never green"
-        )
     return admit_files(
-        paths, registry, mode, suite=str(directory), source=source, config=config, agent=agent
+        fixture_paths(directory),
+        registry,
+        mode,
+        suite=str(directory),
+        source=source,
+        config=config,
+        agent=agent,
     )
 
 
