@@ -55,11 +55,12 @@ from typing import Any
 
 import openai
 
-from zeroclaw_eval.agent import Agent
-from zeroclaw_eval.bridge import BridgeRequest, ModelBridge
+from zeroclaw_eval.agents.loop import Agent
+from zeroclaw_eval.bridge.server import ModelBridge
+from zeroclaw_eval.bridge.wire import BridgeRequest
 from zeroclaw_eval.builtin.echo import EchoTool
 from zeroclaw_eval.builtin.replay import ReplayProvider
-from zeroclaw_eval.fixture import LlmTrace
+from zeroclaw_eval.case.fixture import LlmTrace
 
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT / "examples" / "agents" / "openai_sdk"))

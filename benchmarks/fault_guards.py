@@ -19,8 +19,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zeroclaw_eval import EvalConfig, Registry, get_plugin_manager, load_suite, regexsearch
-from zeroclaw_eval.runner import execute, run_cases, select_mode
+from zeroclaw_eval import EvalConfig, Registry, get_plugin_manager, load_suite
+from zeroclaw_eval.run.runner import execute, run_cases, select_mode
+from zeroclaw_eval.util import regexsearch
 
 ROUNDS = 5
 

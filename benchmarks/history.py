@@ -31,10 +31,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zeroclaw_eval.compare import compare
-from zeroclaw_eval.history import RunInfo, open_history
-from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
-from zeroclaw_eval.run_history import NO_HISTORY_ENV
+from zeroclaw_eval.history.compare import compare
+from zeroclaw_eval.history.recorder import NO_HISTORY_ENV
+from zeroclaw_eval.history.store import RunInfo, open_history
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
 
 PROJECT = Path(__file__).resolve().parent.parent
 ZEROCLAW = Path(sys.executable).with_name("zeroclaw")

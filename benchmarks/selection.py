@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from zeroclaw_eval.expression import Expression, substring_matcher
-from zeroclaw_eval.shard import shard
+from zeroclaw_eval.selection.keyword import Expression, substring_matcher
+from zeroclaw_eval.selection.shard import shard
 
 ROUNDS = 5
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import settings
 
 from zeroclaw_eval import Registry, RunMode, get_plugin_manager
-from zeroclaw_eval.run_history import NO_HISTORY_ENV
+from zeroclaw_eval.history.recorder import NO_HISTORY_ENV
 
 TESTS = Path(__file__).parent
 PROJECT = TESTS.parent

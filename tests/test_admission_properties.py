@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from zeroclaw_eval import AdmissionError, Case, EvalConfig, Registry, RunMode, admit_file, run_case
-from zeroclaw_eval.report import CaseReport
-from zeroclaw_eval.run_record import empty_run
+from zeroclaw_eval.grading.record import empty_run
+from zeroclaw_eval.report.model import CaseReport
 
 from .cli_process import json_report
 from .conftest import PROJECT, TESTS, zeroclaw

@@ -246,7 +246,7 @@ def test_an_interrupted_run_leaves_no_agent_process_behind(tmp_path: Path, signu
 def test_only_an_agent_that_needs_it_starts_the_bridge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zeroclaw_eval import bridge
+    from zeroclaw_eval.bridge import server as bridge
 
     def refuse(self: bridge.ModelBridge) -> None:
         raise OSError("no port for you")

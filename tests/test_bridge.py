@@ -21,18 +21,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zeroclaw_eval import bridge as bridge_module
-from zeroclaw_eval.agent import ModelReply, ToolCallRequest
-from zeroclaw_eval.bridge import (
+from zeroclaw_eval.bridge import server as bridge_module
+from zeroclaw_eval.bridge.chat import DEFAULT_MODEL
+from zeroclaw_eval.bridge.server import ModelBridge
+from zeroclaw_eval.bridge.wire import (
     CODE_RUN_ERROR,
     CODE_SCRIPT_EXHAUSTED,
-    DEFAULT_MODEL,
     STREAM_PIECE_CHARS,
     BridgeRequest,
     BridgeRoute,
-    ModelBridge,
 )
 from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.protocol import ModelReply, ToolCallRequest
 
 USER = [{"role": "user", "content": "Echo hello"}]
 ECHO_TOOL = {

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.test_bridge import LONG_TEXT, Script, client_for
-from zeroclaw_eval.agent import ModelReply, ToolCallRequest
-from zeroclaw_eval.bridge import CODE_SCRIPT_EXHAUSTED, ModelBridge
+from zeroclaw_eval.bridge.server import ModelBridge
+from zeroclaw_eval.bridge.wire import CODE_SCRIPT_EXHAUSTED
+from zeroclaw_eval.protocol import ModelReply, ToolCallRequest
 
 ECHO = {
     "type": "function",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval import ModelReply, RunError, ToolCallRequest
-from zeroclaw_eval.chat_completions import _parse_retry_after, parse_reply
+from zeroclaw_eval.builtin.live_client import _parse_retry_after, parse_reply
 
 
 def reply(message: dict[str, Any], usage: Any = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval import CheckResult, Family, Registry, RunRecord, hookimpl
-from zeroclaw_eval.exitfirst import NOT_RUN
+from zeroclaw_eval.run.exitfirst import NOT_RUN
 from zeroclaw_eval.testing import fixture, run_cli, write_fixture
 
 from .cli_process import assert_clean_errors, json_report

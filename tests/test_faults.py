@@ -21,9 +21,10 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval import EvalConfig, SuiteReport, regexsearch
+from zeroclaw_eval import EvalConfig, SuiteReport
 from zeroclaw_eval.config import load_config
 from zeroclaw_eval.errors import ConfigError
+from zeroclaw_eval.util import regexsearch
 
 from .cli_process import assert_clean_errors, json_report
 from .conftest import TESTS, ZEROCLAW, echo_case, zeroclaw

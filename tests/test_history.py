@@ -17,9 +17,9 @@ import pytest
 from tests.cli_process import assert_clean_errors
 from tests.conftest import echo_case, zeroclaw, zeroclaw_all
 from zeroclaw_eval.errors import HistoryError
-from zeroclaw_eval.history import MIGRATIONS, SCHEMA_VERSION, RunInfo, open_history
-from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
-from zeroclaw_eval.run_history import NO_HISTORY_ENV
+from zeroclaw_eval.history.recorder import NO_HISTORY_ENV
+from zeroclaw_eval.history.store import MIGRATIONS, SCHEMA_VERSION, RunInfo, open_history
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
 
 # The CLI's own default, as users meet it: the variable the tests set is removed.
 WITH_HISTORY = {NO_HISTORY_ENV: ""}

@@ -10,9 +10,9 @@ import pytest
 
 from tests.cli_process import assert_clean_errors
 from tests.conftest import zeroclaw
-from zeroclaw_eval.history import RunInfo, open_history
-from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
-from zeroclaw_eval.stats import fisher_exact, wilson_interval
+from zeroclaw_eval.history.store import RunInfo, open_history
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
+from zeroclaw_eval.util.stats import fisher_exact, wilson_interval
 
 
 def add_run(

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.admission import MAX_FIXTURE_BYTES
+from zeroclaw_eval.case.admission import MAX_FIXTURE_BYTES
 
 from .cli_process import assert_clean_errors, json_report
 from .conftest import ZEROCLAW, echo_case, zeroclaw

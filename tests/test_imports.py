@@ -27,7 +27,7 @@ from .conftest import PROJECT
 REGRESSION = PROJECT / "evals" / "regression"
 
 # The standard library's HTTP client, and the live mode's client built on it.
-HTTP_CLIENT = ("http.client", "urllib.request", "ssl", "zeroclaw_eval.chat_completions")
+HTTP_CLIENT = ("http.client", "urllib.request", "ssl", "zeroclaw_eval.builtin.live_client")
 
 PROBE = """
 import json, sys
@@ -75,7 +75,7 @@ def test_the_probe_really_ran_a_replay_suite(probe: dict[str, Any]) -> None:
     # Otherwise the assertions below could pass because nothing was imported.
     assert probe["exit"] == 0
     assert "zeroclaw_eval.builtin.replay" in probe["after_run"]
-    assert "zeroclaw_eval.runner" in probe["after_run"]
+    assert "zeroclaw_eval.run.runner" in probe["after_run"]
 
 
 def test_importing_the_cli_imports_no_plugin(probe: dict[str, Any]) -> None:
@@ -85,7 +85,7 @@ def test_importing_the_cli_imports_no_plugin(probe: dict[str, Any]) -> None:
 def test_importing_the_cli_imports_neither_pydantic_nor_the_harness(probe: dict[str, Any]) -> None:
     # cli.py imports the harness inside its commands, so that `zeroclaw --help` and
     # usage errors answer at once; an eager import in the package would undo that.
-    assert loaded(probe["after_import"], ["pydantic", "zeroclaw_eval.admission"]) == []
+    assert loaded(probe["after_import"], ["pydantic", "zeroclaw_eval.case.admission"]) == []
 
 
 def test_every_public_name_is_importable_from_the_package() -> None:

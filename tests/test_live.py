@@ -505,7 +505,8 @@ def test_a_replay_run_never_imports_the_http_client() -> None:
         "    main(['eval', 'run', '--suite', 'evals/regression'], standalone_mode=False)\n"
         "except SystemExit as exc:\n"
         "    assert exc.code == 0, exc.code\n"
-        "print('zeroclaw_eval.chat_completions' in sys.modules, 'urllib.request' in sys.modules)\n"
+        "client = 'zeroclaw_eval.builtin.live_client'\n"
+        "print(client in sys.modules, 'urllib.request' in sys.modules)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval import EvalConfig
-from zeroclaw_eval.casenotes import collecting
-from zeroclaw_eval.chat_completions import LiveProvider
+from zeroclaw_eval.builtin.live_client import LiveProvider
 from zeroclaw_eval.config import LiveConfig
+from zeroclaw_eval.modes.notes import collecting
 
 from .chat_server import TLS_CERTIFICATE, ChatServer, Reply, shaped, text, tool_calls, unused_port
 from .live_helpers import live_case, write_config, zeroclaw

@@ -10,8 +10,8 @@ import json
 import sqlite3
 from pathlib import Path
 
-from zeroclaw_eval.history import MIGRATIONS, SCHEMA_VERSION, RunInfo, open_history
-from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
+from zeroclaw_eval.history.store import MIGRATIONS, SCHEMA_VERSION, RunInfo, open_history
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
 
 from .chat_server import ChatServer, text
 from .live_helpers import KEY_ENV, live_case, zeroclaw

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from zeroclaw_eval import Family, RunRecord, hookimpl
-from zeroclaw_eval.report import CheckResult
+from zeroclaw_eval.report.model import CheckResult
 from zeroclaw_eval.testing import fixture, run_cli, run_zeroclaw, write_fixture
 
 from .conftest import PROJECT

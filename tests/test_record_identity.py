@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval import EvalConfig, Registry
-from zeroclaw_eval.admission import Case
-from zeroclaw_eval.agent import Message, ModelReply, Tool
-from zeroclaw_eval.chat_completions import tool_schema
-from zeroclaw_eval.fixture import LlmTrace
-from zeroclaw_eval.mode import CaseProvider, RunMode
-from zeroclaw_eval.plugins import get_plugin_manager
-from zeroclaw_eval.runner import run_cases, select_mode
-from zeroclaw_eval.suite import load_suite
+from zeroclaw_eval.builtin.live_client import tool_schema
+from zeroclaw_eval.case.admission import Case
+from zeroclaw_eval.case.fixture import LlmTrace
+from zeroclaw_eval.case.suite import load_suite
+from zeroclaw_eval.modes.base import CaseProvider, RunMode
+from zeroclaw_eval.plugins.manager import get_plugin_manager
+from zeroclaw_eval.protocol import Message, ModelReply, Tool
+from zeroclaw_eval.run.runner import run_cases, select_mode
 
 from .chat_server import ChatServer, Reply, conversations, shaped, text, tool_calls
 from .live_helpers import live_case, write_config, zeroclaw

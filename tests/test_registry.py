@@ -35,7 +35,7 @@ from zeroclaw_eval import (
     get_plugin_manager,
     hookimpl,
 )
-from zeroclaw_eval.plugins import DEFAULT_PLUGINS, PluginManager, builtin_name
+from zeroclaw_eval.plugins.manager import DEFAULT_PLUGINS, PluginManager, builtin_name
 
 from .conftest import echo_case
 

@@ -18,8 +18,8 @@ from tests.conftest import echo_case, zeroclaw
 from tests.live_helpers import live_case, write_config
 from tests.live_helpers import zeroclaw as live_zeroclaw
 from zeroclaw_eval import hookimpl
-from zeroclaw_eval.agent import Tool, ToolResult
-from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
+from zeroclaw_eval.protocol import Tool, ToolResult
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
 from zeroclaw_eval.testing import run_cli
 
 

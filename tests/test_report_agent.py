@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.history import open_history
+from zeroclaw_eval.history.store import open_history
 
 from .bridged_helpers import AGENTS, command, configure, factory, write_suite
 from .cli_process import json_report

@@ -19,9 +19,9 @@ import jsonschema
 import pytest
 
 from zeroclaw_eval import Registry, RunMode
-from zeroclaw_eval.admission import admit_data
+from zeroclaw_eval.case.admission import admit_data
+from zeroclaw_eval.case.schema import DRAFT
 from zeroclaw_eval.errors import AdmissionError
-from zeroclaw_eval.schema import DRAFT
 
 from .cli_process import assert_clean_errors, json_report
 from .conftest import PROJECT, echo_case, zeroclaw

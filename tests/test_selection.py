@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.expression import Expression, ExpressionError, substring_matcher
+from zeroclaw_eval.selection.keyword import Expression, ExpressionError, substring_matcher
 from zeroclaw_eval.testing import fixture, write_fixture
 
 from .cli_process import assert_clean_errors, json_report

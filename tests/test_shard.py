@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zeroclaw_eval.shard import ShardSpec, shard
+from zeroclaw_eval.selection.shard import ShardSpec, shard
 from zeroclaw_eval.testing import fixture, write_fixture
 
 from .cli_process import json_report

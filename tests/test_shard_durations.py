@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zeroclaw_eval.history import RunInfo, open_history
-from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
+from zeroclaw_eval.history.store import RunInfo, open_history
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
 from zeroclaw_eval.testing import fixture, write_fixture
 
 from .cli_process import json_report

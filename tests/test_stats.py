@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zeroclaw_eval.stats import fisher_exact, pass_at_k, pass_hat_k, wilson_interval
+from zeroclaw_eval.util.stats import fisher_exact, pass_at_k, pass_hat_k, wilson_interval
 
 
 def draws(passes: int, attempts: int, k: int) -> list[tuple[bool, ...]]:

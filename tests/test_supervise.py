@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from zeroclaw_eval.supervise import Supervisor
+from zeroclaw_eval.run.supervise import Supervisor
 
 
 def supervise(

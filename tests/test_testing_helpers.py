@@ -10,7 +10,7 @@ from types import MappingProxyType
 import pytest
 
 from zeroclaw_eval import Registry, Tool, ToolResult, get_plugin_manager, hookimpl
-from zeroclaw_eval.plugins import DEFAULT_PLUGINS, builtin_name
+from zeroclaw_eval.plugins.manager import DEFAULT_PLUGINS, builtin_name
 from zeroclaw_eval.testing import (
     fixture,
     make_registry,

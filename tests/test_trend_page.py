@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import zeroclaw
-from zeroclaw_eval.history import RunInfo, open_history
-from zeroclaw_eval.report import CaseReport, CheckResult, SuiteReport
-from zeroclaw_eval.stats import wilson_interval
+from zeroclaw_eval.history.store import RunInfo, open_history
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
+from zeroclaw_eval.util.stats import wilson_interval
 
 HOSTILE = 'observed "</script><b id=injected>x</b>"'
 

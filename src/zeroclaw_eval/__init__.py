@@ -10,9 +10,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.admission import Case, Expectation, admit_file
-    from zeroclaw_eval.agent import Agent, ModelReply, Provider, Tool, ToolCallRequest, ToolResult
-    from zeroclaw_eval.bridged import BridgedAgent, BridgedSession
+    from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
+    from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
+    from zeroclaw_eval.agents.loop import Agent
+    from zeroclaw_eval.case.admission import Case, Expectation, admit_file
+    from zeroclaw_eval.case.fixture import LlmTrace
+    from zeroclaw_eval.case.suite import load_suite, vacuity
     from zeroclaw_eval.config import EvalConfig, load_config
     from zeroclaw_eval.errors import (
         AdmissionError,
@@ -23,17 +26,16 @@ if TYPE_CHECKING:
         SuiteLoadError,
         ZeroclawEvalError,
     )
-    from zeroclaw_eval.family import Family, NonEmptyStr, Params, Problem
-    from zeroclaw_eval.fixture import LlmTrace
+    from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem
+    from zeroclaw_eval.grading.record import RecordedCall, RunRecord, empty_run
     from zeroclaw_eval.hookspecs import hookimpl, hookspec
-    from zeroclaw_eval.mode import CaseProvider, RunMode
-    from zeroclaw_eval.plugins import DEFAULT_PLUGINS, get_plugin_manager
-    from zeroclaw_eval.registry import Registry
-    from zeroclaw_eval.report import CaseReport, CheckResult, Formatter, SuiteReport
-    from zeroclaw_eval.run_record import RecordedCall, RunRecord, empty_run
-    from zeroclaw_eval.runner import run_case, run_cases, run_suite
-    from zeroclaw_eval.suite import load_suite, vacuity
-    from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
+    from zeroclaw_eval.modes.base import CaseProvider, RunMode
+    from zeroclaw_eval.plugins.manager import DEFAULT_PLUGINS, get_plugin_manager
+    from zeroclaw_eval.plugins.registry import Registry
+    from zeroclaw_eval.protocol import ModelReply, Provider, Tool, ToolCallRequest, ToolResult
+    from zeroclaw_eval.report.formatter import Formatter
+    from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
+    from zeroclaw_eval.run.runner import run_case, run_cases, run_suite
     from zeroclaw_eval.workspace import case_workspace
 
 # Importing the package imports none of the modules below; each public name is
@@ -43,16 +45,12 @@ if TYPE_CHECKING:
 # (``zeroclaw --help``: 0.40 s, against 0.13 s now). tests/test_imports.py checks that
 # this table and ``__all__`` agree.
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "zeroclaw_eval.admission": ("Case", "Expectation", "admit_file"),
-    "zeroclaw_eval.agent": (
-        "Agent",
-        "ModelReply",
-        "Provider",
-        "Tool",
-        "ToolCallRequest",
-        "ToolResult",
-    ),
-    "zeroclaw_eval.bridged": ("BridgedAgent", "BridgedSession"),
+    "zeroclaw_eval.agents.base": ("AgentSession", "AgentUnderTest", "ModelSide"),
+    "zeroclaw_eval.agents.bridged": ("BridgedAgent", "BridgedSession"),
+    "zeroclaw_eval.agents.loop": ("Agent",),
+    "zeroclaw_eval.case.admission": ("Case", "Expectation", "admit_file"),
+    "zeroclaw_eval.case.fixture": ("LlmTrace",),
+    "zeroclaw_eval.case.suite": ("load_suite", "vacuity"),
     "zeroclaw_eval.config": ("EvalConfig", "load_config"),
     "zeroclaw_eval.errors": (
         "AdmissionError",
@@ -63,17 +61,16 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SuiteLoadError",
         "ZeroclawEvalError",
     ),
-    "zeroclaw_eval.family": ("Family", "NonEmptyStr", "Params", "Problem"),
-    "zeroclaw_eval.fixture": ("LlmTrace",),
+    "zeroclaw_eval.grading.family": ("Family", "NonEmptyStr", "Params", "Problem"),
+    "zeroclaw_eval.grading.record": ("RecordedCall", "RunRecord", "empty_run"),
     "zeroclaw_eval.hookspecs": ("hookimpl", "hookspec"),
-    "zeroclaw_eval.mode": ("CaseProvider", "RunMode"),
-    "zeroclaw_eval.plugins": ("DEFAULT_PLUGINS", "get_plugin_manager"),
-    "zeroclaw_eval.run_record": ("RecordedCall", "RunRecord", "empty_run"),
-    "zeroclaw_eval.registry": ("Registry",),
-    "zeroclaw_eval.report": ("CaseReport", "CheckResult", "Formatter", "SuiteReport"),
-    "zeroclaw_eval.runner": ("run_case", "run_cases", "run_suite"),
-    "zeroclaw_eval.suite": ("load_suite", "vacuity"),
-    "zeroclaw_eval.under_test": ("AgentSession", "AgentUnderTest", "ModelSide"),
+    "zeroclaw_eval.modes.base": ("CaseProvider", "RunMode"),
+    "zeroclaw_eval.plugins.manager": ("DEFAULT_PLUGINS", "get_plugin_manager"),
+    "zeroclaw_eval.plugins.registry": ("Registry",),
+    "zeroclaw_eval.protocol": ("ModelReply", "Provider", "Tool", "ToolCallRequest", "ToolResult"),
+    "zeroclaw_eval.report.formatter": ("Formatter",),
+    "zeroclaw_eval.report.model": ("CaseReport", "CheckResult", "SuiteReport"),
+    "zeroclaw_eval.run.runner": ("run_case", "run_cases", "run_suite"),
     "zeroclaw_eval.workspace": ("case_workspace",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}

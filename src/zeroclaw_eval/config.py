@@ -29,10 +29,10 @@ from pydantic import (
     model_validator,
 )
 
-from zeroclaw_eval.agent import DEFAULT_MAX_TOOL_ITERATIONS
 from zeroclaw_eval.errors import ConfigError
-from zeroclaw_eval.family import NonEmptyStr
-from zeroclaw_eval.wording import MISSING, describe, dotted, shown
+from zeroclaw_eval.grading.family import NonEmptyStr
+from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
+from zeroclaw_eval.util.wording import MISSING, describe, dotted, shown
 
 if sys.version_info >= (3, 11):
     import tomllib

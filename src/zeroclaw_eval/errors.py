@@ -35,6 +35,20 @@ class ConfigError(ZeroclawEvalError):
     """The ``[eval]`` configuration (file or flags) is invalid."""
 
 
+class UsageError(ZeroclawEvalError):
+    """A front end's option was given a value the harness cannot use.
+
+    ``option`` names it as the user typed it (``--mode``), or is ``None`` when
+    options contradict each other. Each front end reports it as its own usage
+    error: the CLI exits 2, as click does for a bad option; a setting read from a
+    file is a :class:`ConfigError` instead.
+    """
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        self.option = option
+        super().__init__(message)
+
+
 class PluginLoadError(ZeroclawEvalError):
     """A plugin could not be loaded or registered; the run must not go on without it."""
 

@@ -2,7 +2,7 @@
 
 Plugins implement these with :data:`hookimpl` (``from zeroclaw_eval import hookimpl``).
 Each hook is called once per plugin manager, when the
-:class:`~zeroclaw_eval.registry.Registry` is built: before any fixture is loaded.
+:class:`~zeroclaw_eval.plugins.registry.Registry` is built: before any fixture is loaded.
 Each receives a ``register`` callable and calls it once per object it provides;
 results are not combined by return value. The registry attributes every object to
 the plugin that registered it, and two plugins registering the same name is an
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.agent import Tool
-    from zeroclaw_eval.family import Family
-    from zeroclaw_eval.mode import RunMode
-    from zeroclaw_eval.report import Formatter
-    from zeroclaw_eval.under_test import AgentUnderTest
+    from zeroclaw_eval.agents.base import AgentUnderTest
+    from zeroclaw_eval.grading.family import Family
+    from zeroclaw_eval.modes.base import RunMode
+    from zeroclaw_eval.protocol import Tool
+    from zeroclaw_eval.report.formatter import Formatter
 
 PROJECT_NAME = "zeroclaw_eval"
 """The pluggy project name, and the entry-point group plugins are found in."""
@@ -35,7 +35,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 def zeroclaw_eval_register_families(register: Callable[[Family[object]], None]) -> None:
     """Register expectation families: call ``register(family)`` for each.
 
-    ``family`` is a :class:`~zeroclaw_eval.family.Family` instance; its ``name`` is
+    ``family`` is a :class:`~zeroclaw_eval.grading.family.Family` instance; its ``name`` is
     the key fixtures use in ``expects``. Every registered family goes through the
     same admission as the built-ins.
     """
@@ -45,7 +45,7 @@ def zeroclaw_eval_register_families(register: Callable[[Family[object]], None]) 
 def zeroclaw_eval_register_formatters(register: Callable[[Formatter], None]) -> None:
     """Register report formatters: call ``register(formatter)`` for each.
 
-    ``formatter`` is a :class:`~zeroclaw_eval.report.Formatter` instance; its
+    ``formatter`` is a :class:`~zeroclaw_eval.report.formatter.Formatter` instance; its
     ``name`` is what ``--format`` selects.
     """
 
@@ -54,7 +54,7 @@ def zeroclaw_eval_register_formatters(register: Callable[[Formatter], None]) -> 
 def zeroclaw_eval_register_modes(register: Callable[[RunMode], None]) -> None:
     """Register run modes: call ``register(mode)`` for each.
 
-    ``mode`` is a :class:`~zeroclaw_eval.mode.RunMode` instance; its ``name`` is
+    ``mode`` is a :class:`~zeroclaw_eval.modes.base.RunMode` instance; its ``name`` is
     what ``--mode`` and ``[eval].mode`` select.
     """
 
@@ -64,7 +64,7 @@ def zeroclaw_eval_register_tools(register: Callable[[str, Callable[[], Tool]], N
     """Register tools the agent can dispatch to: call ``register(name, factory)`` for each.
 
     ``factory`` takes no arguments and returns a fresh
-    :class:`~zeroclaw_eval.agent.Tool`; it is called once per case, so tool state
+    :class:`~zeroclaw_eval.protocol.Tool`; it is called once per case, so tool state
     never leaks between cases. ``name`` must equal the tool's ``name``. A tool that
     needs files works in :func:`zeroclaw_eval.case_workspace`, the running case's
     private directory (made on first use, removed when the case ends).
@@ -75,7 +75,7 @@ def zeroclaw_eval_register_tools(register: Callable[[str, Callable[[], Tool]], N
 def zeroclaw_eval_register_agents(register: Callable[[AgentUnderTest], None]) -> None:
     """Register agents the harness can put under test: call ``register(agent)`` for each.
 
-    ``agent`` is a :class:`~zeroclaw_eval.under_test.AgentUnderTest` instance; its
+    ``agent`` is a :class:`~zeroclaw_eval.agents.base.AgentUnderTest` instance; its
     ``name`` is what ``--agent`` and ``[eval].agent`` select (default ``reference``,
     the built-in loop). Its ``start(side)`` makes a fresh session per case attempt
     that meets only the model side, never the fixture; its ``cannot_certify``

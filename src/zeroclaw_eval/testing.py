@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.admission import Case, admit_data
-from zeroclaw_eval.plugins import DISABLE_AUTOLOAD_ENV, PluginManager, get_plugin_manager
-from zeroclaw_eval.registry import Registry
-from zeroclaw_eval.run_history import NO_HISTORY_ENV
+from zeroclaw_eval.case.admission import Case, admit_data
+from zeroclaw_eval.history.recorder import NO_HISTORY_ENV
+from zeroclaw_eval.plugins.manager import DISABLE_AUTOLOAD_ENV, PluginManager, get_plugin_manager
+from zeroclaw_eval.plugins.registry import Registry
 
 
 def plugin_manager(*plugins: object, entry_points: bool = False) -> PluginManager:
@@ -128,7 +128,8 @@ def run_cli(
     """
     from click.testing import CliRunner
 
-    from zeroclaw_eval.cli import InProcessPlugins, main
+    from zeroclaw_eval.cli import main
+    from zeroclaw_eval.cli.common import InProcessPlugins
 
     variables = {NO_HISTORY_ENV: "1", **(env or {})}
     if not entry_points:

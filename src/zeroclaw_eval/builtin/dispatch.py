@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import NonNegativeInt
 
-from zeroclaw_eval.family import Family, NonEmptyStr, Params
+from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params
+from zeroclaw_eval.grading.record import RecordedCall, RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.report import CheckResult, plural, shorten
-from zeroclaw_eval.run_record import RecordedCall, RunRecord
+from zeroclaw_eval.report.model import CheckResult, plural, shorten
 
 
 class BoundaryEntry(Params):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from zeroclaw_eval.agent import Tool, ToolResult
 from zeroclaw_eval.hookspecs import hookimpl
+from zeroclaw_eval.protocol import Tool, ToolResult
 
 EMPTY = "(empty)"
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.report import CaseReport, Formatter, SuiteReport
+from zeroclaw_eval.report.formatter import Formatter
+from zeroclaw_eval.report.model import CaseReport, SuiteReport
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 """The file GitHub renders as the job's summary page; appended to, never truncated."""
@@ -80,7 +81,7 @@ def relative(source: str) -> str:
     """``source`` as GitHub wants it: relative to the work tree, ``/``-separated.
 
     The harness already names fixtures relative to the work tree when they are in
-    it (:mod:`zeroclaw_eval.paths`); an absolute path is made relative here when it
+    it (:mod:`zeroclaw_eval.util.paths`); an absolute path is made relative here when it
     lies in the work tree, and kept (GitHub cannot place it) when it does not.
     """
     path = Path(source)

@@ -2,9 +2,9 @@
 
 Configured by the ``[eval.live]`` table. Live cases may leave out ``steps`` (the
 model writes the responses; steps that are there are ignored), the agent is
-offered the tools replay would offer (:mod:`zeroclaw_eval.offer`), and cases run up to
+offered the tools replay would offer (:mod:`zeroclaw_eval.case.offer`), and cases run up to
 ``max_concurrency`` at once. The HTTP client lives in
-:mod:`zeroclaw_eval.chat_completions` and is imported only when a live case is
+:mod:`zeroclaw_eval.builtin.live_client` and is imported only when a live case is
 about to run, so registering this mode costs a replay run nothing.
 """
 
@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from zeroclaw_eval.agent import Tool
+from zeroclaw_eval.case.fixture import LlmTrace
+from zeroclaw_eval.case.offer import check_allowed, select
 from zeroclaw_eval.errors import ConfigError
-from zeroclaw_eval.family import Problem
-from zeroclaw_eval.fixture import LlmTrace
+from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.mode import CaseProvider, RunMode
-from zeroclaw_eval.offer import check_allowed, select
+from zeroclaw_eval.modes.base import CaseProvider, RunMode
+from zeroclaw_eval.protocol import Tool
 
 #: Request fields the harness sends itself, which ``extra_body`` may not set
 #: (``stream``: the client reads one JSON document, not a stream of events).
@@ -31,7 +31,7 @@ HARNESS_FIELDS = frozenset(
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
-    from zeroclaw_eval.registry import Registry
+    from zeroclaw_eval.plugins.registry import Registry
 
 
 class LiveMode(RunMode):
@@ -77,7 +77,7 @@ class LiveMode(RunMode):
         return config.live.max_concurrency
 
     def provider(self, trace: LlmTrace, config: EvalConfig) -> CaseProvider:
-        from zeroclaw_eval.chat_completions import LiveProvider
+        from zeroclaw_eval.builtin.live_client import LiveProvider
 
         return LiveProvider(config.live, case_timeout_s=config.case_timeout_s)
 

@@ -1,4 +1,4 @@
-"""The ``reference`` agent: the harness's own loop (:class:`zeroclaw_eval.agent.Agent`).
+"""The ``reference`` agent: the harness's own loop (:class:`zeroclaw_eval.agents.loop.Agent`).
 
 Registered like any third-party agent. It dispatches the model's tool calls to
 the harness's tools itself, so every fact the families read is observed at the
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from zeroclaw_eval.agent import Agent
+from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
+from zeroclaw_eval.agents.loop import Agent
+from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.run_record import RunRecord
-from zeroclaw_eval.under_test import AgentSession, AgentUnderTest, ModelSide
 
 
 class ReferenceSession(AgentSession):

@@ -13,19 +13,19 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from zeroclaw_eval import casenotes
-from zeroclaw_eval.agent import Message, ModelReply, Tool, ToolCallRequest
+from zeroclaw_eval.case.fixture import LlmTrace, Step, TextResponse, ToolCallsResponse
+from zeroclaw_eval.case.offer import check_allowed, select
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.family import Problem
-from zeroclaw_eval.fixture import LlmTrace, Step, TextResponse, ToolCallsResponse
+from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.mode import CaseProvider, RunMode
-from zeroclaw_eval.offer import check_allowed, select
-from zeroclaw_eval.report import plural
+from zeroclaw_eval.modes import notes as casenotes
+from zeroclaw_eval.modes.base import CaseProvider, RunMode
+from zeroclaw_eval.protocol import Message, ModelReply, Tool, ToolCallRequest
+from zeroclaw_eval.report.model import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
-    from zeroclaw_eval.registry import Registry
+    from zeroclaw_eval.plugins.registry import Registry
 
 
 def to_reply(step: Step) -> ModelReply:

@@ -11,11 +11,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from zeroclaw_eval import regexsearch
-from zeroclaw_eval.family import Family, NonEmptyStr, Problem
+from zeroclaw_eval.grading.family import Family, NonEmptyStr, Problem
+from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.report import CheckResult, shorten
-from zeroclaw_eval.run_record import RunRecord
+from zeroclaw_eval.report.model import CheckResult, shorten
+from zeroclaw_eval.util import regexsearch
 
 
 def _observed(run: RunRecord) -> str:

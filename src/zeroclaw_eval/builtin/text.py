@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from zeroclaw_eval.agents.base import DEFAULT_AGENT
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.report import CaseReport, Formatter, SuiteReport
-from zeroclaw_eval.stats import pass_at_k, pass_hat_k
-from zeroclaw_eval.under_test import DEFAULT_AGENT
+from zeroclaw_eval.report.formatter import Formatter
+from zeroclaw_eval.report.model import CaseReport, SuiteReport
+from zeroclaw_eval.util.stats import pass_at_k, pass_hat_k
 
 
 class TextFormatter(Formatter):
@@ -20,6 +21,9 @@ class TextFormatter(Formatter):
     def __init__(self, verbosity: int = 0) -> None:
         self.verbosity = verbosity
         """-1 (``-q``): passing cases are left out; 1 (``-v``): every check is listed."""
+
+    def with_verbosity(self, verbosity: int) -> TextFormatter:
+        return self if verbosity == self.verbosity else TextFormatter(verbosity)
 
     def render(self, report: SuiteReport) -> str:
         # Names, sources and messages come from fixtures and plugins: escaped to one

@@ -12,10 +12,10 @@ from typing import Any
 
 from pydantic import NonNegativeInt
 
-from zeroclaw_eval.family import Family, NonEmptyStr, Problem
+from zeroclaw_eval.grading.family import Family, NonEmptyStr, Problem
+from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.report import CheckResult, plural
-from zeroclaw_eval.run_record import RunRecord
+from zeroclaw_eval.report.model import CheckResult, plural
 
 MAX, MIN, EXACT = "max_tool_calls", "min_tool_calls", "exact_tool_calls"
 BOUNDARY_FAMILIES = ("tool_arguments_contain", "tool_results_contain")

@@ -17,25 +17,19 @@ Everything else is pytest's own: ``-k``, ``-x``, ``--lf``, ``--junitxml``,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from zeroclaw_eval.admission import Case
-from zeroclaw_eval.agent_run import select_agent
-from zeroclaw_eval.config import EvalConfig, load_config
-from zeroclaw_eval.errors import SuiteLoadError, ZeroclawEvalError, one_line
-from zeroclaw_eval.mode import RunMode
-from zeroclaw_eval.paths import display_root, shown_from
-from zeroclaw_eval.plugins import get_plugin_manager
-from zeroclaw_eval.registry import Registry
+from zeroclaw_eval.errors import SuiteLoadError, UsageError, ZeroclawEvalError, one_line
 from zeroclaw_eval.report import CaseReport, SuiteReport
-from zeroclaw_eval.runner import run_cases, select_mode
-from zeroclaw_eval.suite import admit_files
-from zeroclaw_eval.under_test import AgentUnderTest
+from zeroclaw_eval.run.session import Plan, RunRequest, Session
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.case.admission import Case
 
 INI_SUITES = "zeroclaw_suite"
 
@@ -46,13 +40,11 @@ class Harness:
 
     suites: frozenset[Path]
     """The suite directories, resolved: their direct ``*.json`` children are cases."""
-    config: EvalConfig
-    registry: Registry
-    mode: RunMode
-    shown: Callable[[Path], str]
-    """How a fixture is named in messages and reports (as ``zeroclaw eval run`` names it)."""
-    agent: AgentUnderTest
-    """The agent under test, as ``[eval].agent`` (or ``[eval.agent]``) selects it."""
+    session: Session
+    """The harness's run session: the [eval] configuration and the plugins, as
+    ``zeroclaw eval run`` opens them."""
+    plan: Plan
+    """What the cases run under: the settings, the run mode and the agent under test."""
 
 
 HARNESS = pytest.StashKey[Harness]()
@@ -114,32 +106,35 @@ def pytest_configure(config: pytest.Config) -> None:
                 config.args.append(str(suite))
 
 
+#: The harness's option names, as this plugin spells them.
+OPTIONS = {"--mode": "--zeroclaw-mode"}
+
+
 def _harness(config: pytest.Config, suites: list[Path]) -> Harness:
     for suite in suites:
         if not suite.is_dir():
             raise ZeroclawEvalError(f"suite {suite}: no such directory")
     path = config.getoption("zeroclaw_config")
-    loaded = load_config(Path(path) if path else None, cwd=config.invocation_params.dir)
-    settings = loaded.config
-    mode_name = config.getoption("zeroclaw_mode")
-    if mode_name:
-        settings = settings.model_copy(update={"mode": mode_name})
-    blocked = config.getoption("zeroclaw_disable_plugin")
-    registry = Registry.from_plugin_manager(get_plugin_manager(blocked=blocked))
-    mode = select_mode(registry, settings.mode)
-    mode.check_config(settings, registry)
-    agent = select_agent(registry, settings.agent, base_dir=loaded.base_dir, field=loaded.field)
-    agent.check_config(settings)
-    shown = shown_from(display_root(loaded.base_dir, config.invocation_params.dir))
-    return Harness(frozenset(s.resolve() for s in suites), settings, registry, mode, shown, agent)
+    session = Session.open(
+        config=Path(path) if path else None,
+        cwd=config.invocation_params.dir,
+        blocked=config.getoption("zeroclaw_disable_plugin"),
+    )
+    try:
+        plan = session.plan(RunRequest(mode=config.getoption("zeroclaw_mode") or None))
+    except UsageError as exc:
+        option = OPTIONS.get(exc.option or "", exc.option)
+        raise ZeroclawEvalError(f"{option}: {exc}" if option else str(exc)) from None
+    session.check(plan)  # before any item runs, as the CLI's run does before any case
+    return Harness(frozenset(s.resolve() for s in suites), session, plan)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     harness = config.stash.get(HARNESS, None)
     if harness is None:
         return None
-    suites = ", ".join(sorted(harness.shown(suite) for suite in harness.suites))
-    return f"zeroclaw-eval: suites {suites}; mode {harness.mode.name}"
+    suites = ", ".join(sorted(harness.session.shown(suite) for suite in harness.suites))
+    return f"zeroclaw-eval: suites {suites}; mode {harness.plan.mode.name}"
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFile | None:
@@ -160,14 +155,8 @@ class FixtureFile(pytest.File):
         harness = self.config.stash[HARNESS]
         try:
             # The suite loader's own admission: the tool offer and the agent's rules too.
-            [case] = admit_files(
-                [self.path],
-                harness.registry,
-                harness.mode,
-                suite=harness.shown(self.path.parent),
-                source=harness.shown,
-                config=harness.config,
-                agent=harness.agent,
+            [case] = harness.session.admit_files(
+                harness.plan, [self.path], suite=harness.session.shown(self.path.parent)
             )
         except SuiteLoadError as exc:
             # A collection error showing the refusal: file, field and what is wrong.
@@ -198,9 +187,7 @@ class CaseItem(pytest.Item):
         harness = self.config.stash[HARNESS]
         # The harness's runner, as for a suite of one: the agent (and its model bridge),
         # case_timeout_s, and [eval].repeats (the item passes only if every attempt does).
-        [report] = run_cases(
-            [self.case], harness.mode, harness.registry, harness.config, agent=harness.agent
-        ).cases
+        [report] = harness.session.run_cases(harness.plan, [self.case]).cases
         passed = sum(1 for check in report.checks if check.passed)
         self.user_properties.append(("zeroclaw_checks", f"{passed}/{len(report.checks)}"))
         if report.runs > 1:
@@ -223,11 +210,11 @@ class CaseItem(pytest.Item):
 
 def failure_text(harness: Harness, report: CaseReport) -> str:
     """The case as the text report shows it: its line, then each failed check."""
-    entry = harness.registry.formatters.get("text")
+    entry = harness.session.registry.formatters.get("text")
     if entry is None:  # the text formatter was blocked: say the same, plainly
         lines = [f"{report.name} ({report.source}): {report.error or 'failed'}"]
         lines += [f"    ✗ {check.check}: {check.detail}" for check in report.failed_checks]
         return "\n".join(lines)
-    document = entry.obj.render(SuiteReport("", (report,), harness.mode.name))
+    document = entry.obj.render(SuiteReport("", (report,), harness.plan.mode.name))
     # The last line is the suite's count, which says nothing about one case.
     return "\n".join(document.rstrip("\n").splitlines()[:-1])

@@ -22,8 +22,8 @@ from typing import Annotated, Any
 from pydantic import Field, JsonValue
 
 from zeroclaw_eval import CheckResult, Family, Problem, RunRecord, hookimpl
-from zeroclaw_eval.report import shorten
-from zeroclaw_eval.strictjson import StrictJSONError, loads
+from zeroclaw_eval.report.model import shorten
+from zeroclaw_eval.util.strictjson import StrictJSONError, loads
 
 __all__ = ["PointerMap", "ResponseJson", "json_equal", "parse_response", "resolve"]
 

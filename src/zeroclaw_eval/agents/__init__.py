@@ -1,0 +1,1 @@
+"""The agent under test: the kind, the reference loop, and agents reached over HTTP."""

@@ -1,0 +1,148 @@
+"""The agent under test: the fourth plugin kind, beside families, formatters and modes.
+
+An :class:`AgentUnderTest` is registered through ``zeroclaw_eval_register_agents``
+and selected with ``[eval] agent = "NAME"`` or ``--agent NAME`` (default
+``reference``, the built-in loop). For each case attempt the runner asks it for an
+:class:`AgentSession` and feeds it the case's user inputs, one turn at a time.
+
+An agent never sees the fixture: it meets only the model side (:class:`ModelSide`:
+the mode's provider, the harness's tools, or the loopback model bridge in front of
+the provider). Grading sees only the :class:`~zeroclaw_eval.grading.record.RunRecord` the
+session leaves. What an agent cannot make observable, it refuses at admission:
+see :attr:`AgentUnderTest.cannot_certify`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, ClassVar
+
+from zeroclaw_eval.grading.family import Problem
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.bridge.server import ModelBridge
+    from zeroclaw_eval.case.fixture import LlmTrace
+    from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.grading.record import RunRecord
+    from zeroclaw_eval.modes.base import CaseProvider
+    from zeroclaw_eval.protocol import Tool
+
+#: The agent run when neither ``[eval].agent`` nor ``--agent`` names one.
+DEFAULT_AGENT = "reference"
+
+
+@dataclass(frozen=True)
+class ModelSide:
+    """Everything one case attempt offers the agent under test, and nothing of the fixture.
+
+    ``provider`` is the mode's model side for this case (the runner brackets each
+    turn on it); ``tools`` the harness's tools for this case (an agent with tools of
+    its own ignores them); ``bridge`` the run's loopback model bridge, started for
+    agents whose :attr:`AgentUnderTest.needs_bridge` is true and ``None`` otherwise.
+    ``case`` names the case in error messages only.
+    """
+
+    case: str
+    provider: CaseProvider
+    tools: Mapping[str, Tool]
+    config: EvalConfig
+    bridge: ModelBridge | None = None
+
+
+class AgentSession(ABC):
+    """One agent for one case attempt: its history lives here, across the turns.
+
+    :meth:`close` is called once the case ends, however it ends, and also from
+    another thread when the case is abandoned (its wall-clock limit passed, or the
+    suite was interrupted): it must be idempotent, and must end whatever
+    :meth:`run_turn` is waiting on (a process, a connection) when it can.
+    """
+
+    @abstractmethod
+    def run_turn(self, turn: int, user_input: str) -> str:
+        """Run turn ``turn`` (0-based) and return the agent's final text for it.
+
+        Raises :class:`~zeroclaw_eval.errors.RunError` when the turn cannot complete.
+        """
+
+    @abstractmethod
+    def record(self) -> RunRecord:
+        """What the case left for grading: final responses and recorded calls."""
+
+    def close(self) -> None:  # noqa: B027 - optional, nothing to release by default
+        """Release what the session holds (processes, routes). Idempotent, any thread."""
+
+
+class AgentUnderTest(ABC):
+    """A kind of agent the harness can evaluate. Register one with
+    ``zeroclaw_eval_register_agents``; ``name`` is what ``[eval].agent`` and
+    ``--agent`` select.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    needs_bridge: ClassVar[bool] = False
+    """Whether the agent talks to the model over HTTP: then the run starts one
+    loopback model bridge (:mod:`zeroclaw_eval.bridge`) and stops it when it ends."""
+
+    own_tools: ClassVar[bool] = False
+    """Whether the agent runs tools of its own instead of the harness's: then the
+    harness's tool offer (``[eval.live] allowed_tools``) does not apply to it."""
+
+    cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    """Expectation families this agent cannot make observable, each with the reason.
+
+    A fixture that uses one is refused at admission for this agent, naming the
+    family and the reason: a check that would rest on a guess never runs.
+    """
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        """Refuse, at admission, what this agent cannot certify (paths from the trace's root).
+
+        By default: every ``expects`` key listed in :attr:`cannot_certify`. Override
+        to refuse fixtures by other rules too; this is the only place an agent sees
+        a fixture, and it sees it before anything runs.
+        """
+        for family in trace.expects:
+            reason = self.cannot_certify.get(family)
+            if reason is not None:
+                yield Problem(
+                    ("expects", family),
+                    f"agent {self.label!r} cannot certify this family: {reason}",
+                )
+
+    @property
+    def label(self) -> str:
+        """How reports and errors name this agent (its registered name by default)."""
+        return self.name
+
+    @property
+    def run_name(self) -> str:
+        """The agent as a report and the run history record it: its registered name
+        (an ``[eval.agent]`` attachment adds what it names, ``factory:pkg.mod:make``)."""
+        return self.name
+
+    def concurrency(self, config: EvalConfig) -> int | None:
+        """How many cases of this agent may run at once, or ``None`` (the default) to
+        leave it to the mode. In ``replay`` the runner runs exactly this many; in other
+        modes no more than the mode allows.
+        """
+        return None
+
+    def check_config(self, config: EvalConfig) -> None:  # noqa: B027 - optional
+        """Refuse, before any case runs, what this agent cannot run with.
+
+        Raise :class:`~zeroclaw_eval.errors.ConfigError` naming the key. Does
+        nothing by default.
+        """
+
+    @abstractmethod
+    def start(self, side: ModelSide) -> AgentSession:
+        """A fresh session for one case attempt, meeting only ``side``.
+
+        Raises :class:`~zeroclaw_eval.errors.RunError` when the agent cannot start.
+        """

@@ -1,0 +1,179 @@
+"""Agents reached through the loopback model bridge: what every attachment shares.
+
+A bridged agent is a team's own agent, unmodified: it talks to "the model" over
+HTTP (the OpenAI chat-completions API), and the bridge answers each of its
+requests from the case's mode provider (replay: the scripted steps; live: the
+configured endpoint). Each case attempt gets its own bridge route and key.
+
+Its evidence is what crossed the wire (:mod:`zeroclaw_eval.agents.wire`). What
+never crosses it cannot be certified: a tool's own success flag, so
+``all_tools_succeeded`` is refused at admission for a bridged agent. A failure on
+the route (the agent asked for more responses than scripted, sent a malformed
+request...) is the case's run error, whatever the agent made of the refusal.
+
+The two attachments: :mod:`zeroclaw_eval.agents.factory` (Python, in-process) and
+:mod:`zeroclaw_eval.agents.command` (any language, one process per case).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
+from zeroclaw_eval.agents.wire import Exchange, calls_from_wire
+from zeroclaw_eval.config import AgentTable, EvalConfig
+from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.grading.record import RunRecord
+from zeroclaw_eval.protocol import ModelReply, ToolResult
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.bridge.wire import BridgeRequest, BridgeRoute
+
+#: Why a bridged agent refuses ``all_tools_succeeded``.
+UNOBSERVABLE_SUCCESS = (
+    "a bridged agent runs its tools itself, and a tool's own success never crosses the "
+    "wire (only its result text does): grade that text with tool_results_contain"
+)
+
+
+@dataclass
+class OfferedTool:
+    """A tool as the agent offered it to the model (the request's ``tools`` entry).
+
+    The live mode passes it on to the real model; the harness never runs it: the
+    agent dispatches its own tools.
+    """
+
+    name: str
+    description: str = ""
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+
+    def run(self, arguments: dict[str, Any]) -> ToolResult:
+        raise RunError(
+            f"tool {self.name!r} belongs to the bridged agent; the harness never runs it"
+        )
+
+
+def offered_tools(entries: Sequence[Mapping[str, Any]]) -> list[OfferedTool]:
+    """The request's ``tools`` entries that describe a function, as tools."""
+    offered = []
+    for entry in entries:
+        function = entry.get("function")
+        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+            description = function.get("description")
+            parameters = function.get("parameters")
+            offered.append(
+                OfferedTool(
+                    function["name"],
+                    description if isinstance(description, str) else "",
+                    parameters if isinstance(parameters, Mapping) else {},
+                )
+            )
+    return offered
+
+
+class BridgedAgent(AgentUnderTest):
+    """An agent the harness reaches only through the model bridge.
+
+    The two attachments of ``[eval.agent]`` are bridged agents; a plugin can
+    register one of its own by name: subclass this and :class:`BridgedSession`.
+    """
+
+    needs_bridge = True
+    own_tools = True
+    cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType(
+        {"all_tools_succeeded": UNOBSERVABLE_SUCCESS}
+    )
+
+    def __init__(self, table: AgentTable | None = None) -> None:
+        self.table = table
+
+    def concurrency(self, config: EvalConfig) -> int | None:
+        return self.table.max_concurrency if self.table is not None else None
+
+    @property
+    def run_name(self) -> str:
+        if self.table is None:
+            return self.name
+        return f"{self.name}:{self.table.attached}"
+
+
+class BridgedSession(AgentSession):
+    """One case attempt of a bridged agent: its route, and the evidence that crossed it.
+
+    Subclasses start the agent (after this opens the route), hand it each turn in
+    :meth:`exchange_turn`, may check how it ended in :meth:`finish`, and let it go
+    in :meth:`release`.
+    """
+
+    def __init__(self, side: ModelSide) -> None:
+        if side.bridge is None:
+            raise RunError("a bridged agent needs the model bridge, and the run started none")
+        self._provider = side.provider
+        self._turn = 0
+        self._exchanges: list[Exchange] = []
+        self._responses: list[str] = []
+        self._closed = False
+        self.route: BridgeRoute = side.bridge.open_route(side.case, self._answer)
+
+    def _answer(self, request: BridgeRequest) -> ModelReply:
+        # The bridge serialises the requests of one route, so the provider, a
+        # per-case object, is never asked twice at once.
+        reply = self._provider.respond(request.messages, offered_tools(request.tools))
+        self._exchanges.append(Exchange(self._turn, request.messages, reply))
+        return reply
+
+    def run_turn(self, turn: int, user_input: str) -> str:
+        self._turn = turn
+        try:
+            text = self.exchange_turn(turn, user_input)
+        except RunError as exc:
+            raise self.wire_error() or exc from None
+        wire = self.wire_error()
+        if wire is not None:  # the agent carried on after a refusal: its turn proves nothing
+            raise wire
+        self._responses.append(text)
+        return text
+
+    def wire_error(self) -> RunError | None:
+        """The first failure on the route, if any: the cause of whatever followed it."""
+        if not self.route.errors:
+            return None
+        error = self.route.errors[0]
+        return RunError(error if error.startswith("turn ") else f"turn {self._turn}: {error}")
+
+    def record(self) -> RunRecord:
+        try:
+            self.finish()
+        except RunError as exc:
+            raise self.wire_error() or exc from None
+        wire = self.wire_error()
+        if wire is not None:
+            raise wire
+        exchanges = list(self._exchanges)
+        return RunRecord(
+            list(self._responses),
+            calls_from_wire(exchanges),
+            sum(exchange.reply.input_tokens for exchange in exchanges),
+            sum(exchange.reply.output_tokens for exchange in exchanges),
+        )
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.route.close()
+        self.release()
+
+    @abstractmethod
+    def exchange_turn(self, turn: int, user_input: str) -> str:
+        """Give the agent one user input; return its final text. Raises :class:`RunError`."""
+
+    def finish(self) -> None:
+        """After the last turn: check that the agent ended well. Raises :class:`RunError`."""
+
+    def release(self) -> None:
+        """Let the agent go (idempotent; may be called from another thread)."""

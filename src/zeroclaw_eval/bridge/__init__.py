@@ -1,0 +1,1 @@
+"""The loopback model bridge: an HTTP server speaking three model APIs."""

@@ -1,0 +1,524 @@
+"""The loopback model bridge: an OpenAI-compatible server in front of a case's model side.
+
+An agent under test that is not the reference loop (a team's own agent, in any
+language) talks to a model over HTTP. The bridge is that model: a stdlib HTTP
+server on 127.0.0.1 (ephemeral port, one per run) that speaks the OpenAI Chat
+Completions API faithfully enough for the official SDKs, unmodified, and answers
+each request from a callable, the running case's mode provider.
+
+Each case attempt opens its own :class:`BridgeRoute`: a private base URL
+(``http://127.0.0.1:PORT/r/<token>/v1``) and API key. Requests on one route go
+to that route's ``answer`` one at a time, in arrival order, so parallel cases
+never cross and a provider never sees two requests at once.
+
+Endpoints under a route's base URL:
+
+- ``POST /chat/completions``: non-streaming, or ``stream: true`` as server-sent
+  events (a role delta, text deltas, tool-call deltas carrying ``index``, ``id``,
+  ``type`` and pieces of the function's name and ``arguments`` string, a chunk
+  with ``finish_reason``, a usage chunk when ``stream_options.include_usage``,
+  then ``data: [DONE]``).
+- ``POST /responses``: the OpenAI Responses API, non-streaming and streaming
+  (:mod:`zeroclaw_eval.bridge.responses`, imported on first use);
+- ``POST /messages``: the Anthropic Messages API, non-streaming and streaming
+  (:mod:`zeroclaw_eval.bridge.anthropic`; Anthropic's SDKs take the route's
+  ``root_url``, as they add ``/v1`` themselves, and send the key as ``x-api-key``);
+- ``GET /models`` and ``GET /models/{id}``: the models the route has been asked
+  for, or :data:`DEFAULT_MODEL`.
+
+Whatever the wire format, ``answer`` sees the conversation in the
+chat-completions shape (:class:`BridgeRequest`).
+
+Failures never hang and never print: every refusal is an OpenAI-style error
+body (``{"error": {"message", "type", "param", "code"}}``) with a 4xx status, so
+the SDKs raise at once instead of retrying, and every refusal on a known route
+is also appended to :attr:`BridgeRoute.errors`, where the runner finds it.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import hmac
+import json
+import re
+import socket
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from zeroclaw_eval.bridge.chat import serve_chat_completions, serve_models
+from zeroclaw_eval.bridge.wire import CODE_RUN_ERROR, Answer, BridgeRoute, Refusal, Served
+from zeroclaw_eval.errors import one_line
+
+#: The largest request body the bridge reads (a conversation, not an upload).
+MAX_BODY_BYTES = 32 * 1024 * 1024
+
+#: How long :meth:`ModelBridge.close` waits for connection threads. Only a thread
+#: still inside an ``answer`` that hangs (a live provider waiting on its network
+#: timeout) can take this long; it is then left to end on its own.
+CLOSE_WAIT_S = 10.0
+
+#: How long an idle connection worker waits for the next connection before it ends.
+WORKER_IDLE_S = 30.0
+
+
+class ModelBridge:
+    """The loopback server: one per run, shared by every case through their routes.
+
+    A context manager; :meth:`close` is idempotent, ends every open connection,
+    joins the server's threads and frees the port.
+    """
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self._host = host
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._routes: dict[str, BridgeRoute] = {}
+        # Closed routes stay reachable while their owner holds them, so a late
+        # request is still recorded against its case; then they go away.
+        self._closed: weakref.WeakValueDictionary[str, BridgeRoute] = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Bind an ephemeral port on the host and serve in a daemon thread."""
+        if self._server is not None:
+            return
+        server = _Server((self._host, 0), _Handler)
+        server.bridge = self
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="zeroclaw-eval-bridge",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop serving, end open connections, join every thread, free the port.
+
+        A connection thread stuck in a hung ``answer`` is waited on for at most
+        :data:`CLOSE_WAIT_S`; its connection is already shut.
+        """
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        server.drop_connections()
+        server.join_workers(CLOSE_WAIT_S)
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT`` of the running server."""
+        if self._server is None:
+            raise RuntimeError("the model bridge is not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def open_route(self, label: str, answer: Answer) -> BridgeRoute:
+        """A new private route whose requests ``answer`` answers; ``label`` names its case."""
+        route = BridgeRoute(self, label, answer)
+        with self._lock:
+            self._routes[route.token] = route
+        return route
+
+    def lookup(self, token: str) -> BridgeRoute | None:
+        """The route with ``token``, open or closed-but-still-held, else ``None``."""
+        with self._lock:
+            return self._routes.get(token) or self._closed.get(token)
+
+    def _forget(self, route: BridgeRoute) -> None:
+        with self._lock:
+            if self._routes.pop(route.token, None) is not None:
+                self._closed[route.token] = route
+
+    def __enter__(self) -> ModelBridge:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class _Server(ThreadingHTTPServer):
+    """A threading HTTP server that can end its connections and join their threads.
+
+    Connection threads are daemons (a forgotten bridge never blocks the
+    interpreter's exit), so the stdlib does not join them: this server keeps them.
+    Unlike the stdlib's, a thread serves one connection after another
+    (:meth:`process_request`).
+    """
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128  # parallel agents connect in bursts
+    bridge: ModelBridge
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        self.workers: list[threading.Thread] = []
+        # Accepted connections waiting for an idle worker, and how many wait.
+        self._pending: collections.deque[tuple[Any, Any]] = collections.deque()
+        self._idle = 0
+        self._closing = False
+        self._ready = threading.Condition(self.connections_lock)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Hand the connection to an idle worker, or to a new one.
+
+        Workers outlive their connections: an SDK that closes its connection
+        after every streamed reply (the ``openai`` SDK does, as it stops reading
+        at ``[DONE]``) would otherwise cost a thread start per request.
+        """
+        with self._ready:
+            if self._idle > len(self._pending):
+                self._pending.append((request, client_address))
+                self._ready.notify()
+                return
+            worker = threading.Thread(
+                target=self._work,
+                args=(request, client_address),
+                name="zeroclaw-eval-bridge-connection",
+                daemon=True,
+            )
+            self.workers = [thread for thread in self.workers if thread.is_alive()]
+            self.workers.append(worker)
+        worker.start()
+
+    def _work(self, request: Any, client_address: Any) -> None:
+        """Serve connections until idle for :data:`WORKER_IDLE_S` or the server closes."""
+        job: tuple[Any, Any] | None = (request, client_address)
+        while job is not None:
+            self.process_request_thread(*job)
+            job = self._next_job()
+
+    def _next_job(self) -> tuple[Any, Any] | None:
+        with self._ready:
+            self._idle += 1
+            try:
+                while not self._pending and not self._closing:
+                    if not self._ready.wait(WORKER_IDLE_S):
+                        break
+                return self._pending.popleft() if self._pending else None
+            finally:
+                self._idle -= 1
+
+    def join_workers(self, timeout_s: float) -> None:
+        """Wake idle workers and wait for every worker, at most ``timeout_s`` in all."""
+        deadline = time.monotonic() + timeout_s
+        with self._ready:
+            self._closing = True
+            self._ready.notify_all()
+            workers, self.workers = self.workers, []
+            pending = list(self._pending)
+            self._pending.clear()
+        for request, _ in pending:  # accepted as the server closed: never served
+            self.shutdown_request(request)
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+
+    def drop_connections(self) -> None:
+        """Shut every open connection, waking threads blocked reading a keep-alive socket."""
+        with self.connections_lock:
+            connections = list(self.connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):  # already closed by the client
+                connection.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay silent: a client that hangs up mid-reply is not the harness's failure."""
+
+
+#: The stdlib's limits on request headers (``http.client``).
+_MAX_HEADER_LINE = 65536
+_MAX_HEADERS = 100
+_HTTP_VERSION = re.compile(r"HTTP/(\d{1,10})\.(\d{1,10})")
+
+
+class _Headers:
+    """A request's headers: looked up by name, whatever the case; a repeated one
+    keeps its first value, as ``email.message.Message.get`` does."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, str] = {}
+        self._count = 0
+
+    def add(self, name: str, value: str) -> None:
+        self._values.setdefault(name.lower(), value)
+        self._count += 1
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._values.get(name.lower(), default)
+
+    def __len__(self) -> int:
+        return self._count
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves one connection (HTTP/1.1, keep-alive) of the bridge."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "zeroclaw-eval-bridge"
+    sys_version = ""
+    disable_nagle_algorithm = True  # replies are small; do not wait for ACKs
+    server: _Server
+    raw_requestline: bytes
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            with self.server.connections_lock:
+                self.server.connections.discard(self.connection)
+
+    def parse_request(self) -> bool:
+        """Parse the request line and headers, as the stdlib does, minus ``email``.
+
+        The stdlib parses headers with the ``email`` package, about 75 µs a
+        request; the bridge reads a handful of them (key, length, framing,
+        ``Connection``, ``Expect``), so a plain split does. Refusals are the
+        stdlib's: a bad request line is 400, HTTP/2 is 505, an overlong header
+        line or too many headers is 431. Unlike the stdlib, HTTP/0.9 is refused,
+        and every refusal has a status line.
+        """
+        self.command = None  # type: ignore[assignment]  # the stdlib's "no request yet"
+        self.request_version = "HTTP/1.0"  # until known: a refusal has a status line
+        self.close_connection = True
+        self.requestline = requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+        words = requestline.split()
+        if not words:
+            return False
+        match = _HTTP_VERSION.fullmatch(words[-1])
+        if len(words) != 3 or match is None:
+            self.send_error(400, f"Bad request syntax ({requestline!r})")
+            return False
+        command, path, version = words
+        number = int(match[1]), int(match[2])
+        if number >= (2, 0):
+            self.send_error(505, f"Invalid HTTP version ({version[5:]})")
+            return False
+        self.command, self.path, self.request_version = command, path, version
+        if self.path.startswith("//"):  # as the stdlib (gh-87389)
+            self.path = "/" + self.path.lstrip("/")
+        headers = _Headers()
+        while True:
+            line = self.rfile.readline(_MAX_HEADER_LINE + 1)
+            if len(line) > _MAX_HEADER_LINE:
+                self.send_error(431, "Line too long")
+                return False
+            if line in (b"\r\n", b"\n", b""):
+                break
+            if len(headers) >= _MAX_HEADERS:
+                self.send_error(431, "Too many headers")
+                return False
+            name, _, value = str(line, "iso-8859-1").partition(":")
+            headers.add(name.strip(), value.strip())
+        self.headers = headers  # type: ignore[assignment]  # read only through .get()
+        connection = headers.get("Connection", "").lower()
+        self.close_connection = connection == "close" or (
+            number < (1, 1) and connection != "keep-alive"
+        )
+        if headers.get("Expect", "").lower() == "100-continue" and number >= (1, 1):
+            return self.handle_expect_100()
+        return True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: the bridge reports through routes, never on stderr."""
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def _serve(self, method: str) -> None:
+        route: BridgeRoute | None = None
+        try:
+            body = self._read_body()
+            route, endpoint = self._route()
+            self._authorize(route)
+            handler = ENDPOINTS.get((method, endpoint.split("/")[0]))
+            if handler is None:
+                raise Refusal(
+                    404, f"the bridge does not serve {method} /v1/{endpoint}", "unknown_url"
+                )
+            status, payload = handler(route, endpoint, body)
+        except Refusal as refusal:
+            self._refuse(route, refusal)
+            return
+        except Exception as exc:  # a bridge bug still answers, and is seen, never retried
+            failure = f"the bridge could not serve this request: {type(exc).__name__}: {exc}"
+            self._refuse(route, Refusal(400, failure, CODE_RUN_ERROR))
+            return
+        self._send(status, payload)
+
+    def _refuse(self, route: BridgeRoute | None, refusal: Refusal) -> None:
+        if route is not None:
+            route.fail(refusal.message)
+        self._send_error(refusal)
+
+    def _route(self) -> tuple[BridgeRoute, str]:
+        """The route the path names and the endpoint under its ``/v1``."""
+        path = self.path.split("?", 1)[0]
+        parts = path.split("/", 4)
+        # ["", "r", token, "v1", endpoint]
+        if len(parts) < 5 or parts[1] != "r" or parts[3] != "v1":
+            raise Refusal(404, f"no bridge route at {one_line(path)!r}", "unknown_route")
+        route = self.server.bridge.lookup(parts[2])
+        if route is None:
+            raise Refusal(404, "no such bridge route (the case has finished?)", "unknown_route")
+        if route.closed:
+            route.fail(f"the agent made a request after the case's route was closed: {path}")
+            raise Refusal(
+                404, f"the bridge route of case {route.label!r} is closed", "unknown_route"
+            )
+        return route, parts[4].rstrip("/")
+
+    def _authorize(self, route: BridgeRoute) -> None:
+        bearer = self.headers.get("Authorization", "")
+        key = bearer[7:] if bearer[:7].lower() == "bearer " else self.headers.get("x-api-key", "")
+        if not hmac.compare_digest(key.strip().encode(), route.api_key.encode()):
+            raise Refusal(
+                401,
+                "a request with a missing or wrong API key (use the route's api_key)",
+                "invalid_api_key",
+            )
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._read_chunked()
+        length_text = self.headers.get("Content-Length")
+        if not length_text:
+            return b""
+        try:
+            length = int(length_text)
+        except ValueError:
+            self.close_connection = True
+            raise Refusal(400, "Content-Length is not a number", None) from None
+        if length < 0 or length > MAX_BODY_BYTES:
+            self.close_connection = True
+            raise Refusal(413, f"a request body of {length} bytes is too large", None)
+        return self.rfile.read(length)
+
+    def _read_chunked(self) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024).split(b";", 1)[0].strip()
+            try:
+                size = int(line, 16)
+            except ValueError:
+                self.close_connection = True
+                raise Refusal(400, "a malformed chunked request body", None) from None
+            total += size
+            if total > MAX_BODY_BYTES:
+                self.close_connection = True
+                raise Refusal(413, "the request body is too large", None)
+            if size == 0:
+                while self.rfile.readline(1024).strip():
+                    pass  # trailers
+                return b"".join(parts)
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(8)
+
+    def _send(self, status: int, payload: dict[str, Any] | list[bytes]) -> None:
+        """Send a JSON document, or a list of server-sent events as a chunked stream."""
+        if isinstance(payload, dict):
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            head = (
+                f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}\r\n"
+                "Content-Type: application/json\r\n"
+                f"Content-Length: {len(data)}\r\n"
+            )
+            body = data
+        else:
+            head = (
+                f"HTTP/1.1 {status} OK\r\n"
+                "Content-Type: text/event-stream; charset=utf-8\r\n"
+                "Cache-Control: no-cache\r\n"
+                "Transfer-Encoding: chunked\r\n"
+            )
+            body = (
+                b"".join(b"%x\r\n%s\r\n" % (len(event), event) for event in payload) + b"0\r\n\r\n"
+            )
+        if status >= 400:
+            head += "x-should-retry: false\r\n"
+        if self.close_connection:
+            head += "Connection: close\r\n"
+        # One write for head and body: no partial reply for a client to wait on.
+        self.wfile.write(head.encode("latin-1") + b"\r\n" + body)
+
+    def _send_error(self, refusal: Refusal) -> None:
+        if self.path.split("?", 1)[0].rstrip("/").endswith("/v1/messages"):
+            # The Anthropic SDKs read their own error shape.
+            error = {"type": refusal.kind, "message": refusal.message}
+            self._send(refusal.status, {"type": "error", "error": error})
+            return
+        self._send(
+            refusal.status,
+            {
+                "error": {
+                    "message": refusal.message,
+                    "type": refusal.kind,
+                    "param": None,
+                    "code": refusal.code,
+                }
+            },
+        )
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 413: "Too Large"}
+
+
+def _anthropic_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    from zeroclaw_eval.bridge.anthropic import serve_messages  # only when an agent asks
+
+    return serve_messages(route, endpoint, raw)
+
+
+def _responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+    from zeroclaw_eval.bridge.responses import serve_responses  # only when an agent asks
+
+    return serve_responses(route, endpoint, raw)
+
+
+Endpoint = Callable[[BridgeRoute, str, bytes], "Served"]
+"""Serves one request: the route, the path under ``/v1``, the raw body."""
+
+#: ``(method, first path segment under /v1)`` -> the function serving it.
+ENDPOINTS: dict[tuple[str, str], Endpoint] = {
+    ("POST", "chat"): serve_chat_completions,
+    ("GET", "models"): serve_models,
+    ("POST", "responses"): _responses,
+    ("POST", "messages"): _anthropic_messages,
+}

@@ -1,0 +1,217 @@
+"""What every wire format of the bridge shares: the request, the route, refusals, helpers.
+
+Each endpoint (:mod:`~zeroclaw_eval.bridge.chat`, :mod:`~zeroclaw_eval.bridge.responses`,
+:mod:`~zeroclaw_eval.bridge.anthropic`) reads its API's request into one
+:class:`BridgeRequest` in the chat-completions shape, asks the route for the reply
+(:func:`ask`), and writes the reply back in its API's shape. A request it cannot
+serve raises :class:`Refusal`, which the server turns into an error reply.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from zeroclaw_eval.errors import RunError, one_line
+from zeroclaw_eval.protocol import ModelReply
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.bridge.server import ModelBridge
+
+#: Characters per streamed text or ``arguments`` delta (a few tokens' worth):
+#: small enough that a client really reassembles pieces, large enough to keep
+#: the chunks, which an SDK parses one by one, few.
+STREAM_PIECE_CHARS = 32
+
+#: ``code`` of the error body when the script cannot answer (HTTP 400: not retried).
+CODE_SCRIPT_EXHAUSTED = "zeroclaw_eval_script_exhausted"
+#: ``code`` of the error body when answering failed in any other way.
+CODE_RUN_ERROR = "zeroclaw_eval_run_error"
+
+
+@dataclass(frozen=True)
+class BridgeRequest:
+    """One model request an agent made, as the answering provider sees it.
+
+    ``messages`` are in the chat-completions shape, exactly as sent, except that
+    a ``content`` given as a list of text parts is joined into one string:
+    assistant ``tool_calls`` keep their ids and *string* ``arguments``, and
+    ``role: "tool"`` messages keep their ``tool_call_id``. ``tools`` are the
+    request's ``tools`` entries as sent; ``body`` is the whole decoded request.
+    """
+
+    api: str
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    stream: bool
+    body: dict[str, Any]
+
+
+Answer = Callable[[BridgeRequest], ModelReply]
+"""Answers one request; raises :class:`RunError` when the script cannot."""
+
+
+class BridgeRoute:
+    """One case attempt's private way in: its base URL, its API key, what it saw.
+
+    ``requests`` holds every parsed request, answered or refused by ``answer``,
+    in order; ``errors`` one line per failure on this route (``answer`` raised,
+    a malformed request, a wrong key, an unknown endpoint, a request after
+    :meth:`close`). The lines do not name the case: the runner does.
+    """
+
+    def __init__(self, bridge: ModelBridge, label: str, answer: Answer) -> None:
+        self.label = label
+        self.token = secrets.token_hex(8)
+        self.api_key = f"zc-{secrets.token_hex(16)}"
+        #: What SDKs that add ``/v1`` themselves (Anthropic's) take as their base URL.
+        self.root_url = f"{bridge.url}/r/{self.token}"
+        #: What ``OPENAI_BASE_URL`` / ``base_url=`` of the OpenAI SDKs take.
+        self.base_url = f"{self.root_url}/v1"
+        self.requests: list[BridgeRequest] = []
+        self.errors: list[str] = []
+        self.models: list[str] = []
+        self.closed = False
+        #: What a wire format keeps between requests (the Responses API's stored
+        #: responses, for ``previous_response_id``).
+        self.memory: dict[str, Any] = {}
+        self._answer = answer
+        self._bridge = bridge
+        # One request at a time per route: a provider is a per-case object.
+        self.lock = threading.Lock()
+
+    def answer(self, request: BridgeRequest) -> ModelReply:
+        """Record ``request`` and ask the route's ``answer`` for the reply."""
+        self.requests.append(request)
+        if request.model and request.model not in self.models:
+            self.models.append(request.model)
+        return self._answer(request)
+
+    def fail(self, message: str) -> None:
+        """Keep one line saying what went wrong on this route."""
+        self.errors.append(one_line(message))
+
+    def close(self) -> None:
+        """Stop serving this route: later requests on it are refused (404). Idempotent."""
+        self.closed = True
+        self._bridge._forget(self)
+
+    def __enter__(self) -> BridgeRoute:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+Served = tuple[int, "dict[str, Any] | list[bytes]"]
+"""What an endpoint serves: the status and a JSON document or a list of SSE events."""
+
+
+class Refusal(Exception):
+    """Raised by an endpoint to refuse a request: an OpenAI-style error reply with
+    ``status``, and, on a known route, one line of its ``errors``."""
+
+    def __init__(
+        self, status: int, message: str, code: str | None, kind: str = "invalid_request_error"
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.kind = kind
+
+
+def ask(route: BridgeRoute, request: BridgeRequest) -> ModelReply:
+    """``route``'s answer to ``request``; every failure becomes a recorded 400 refusal."""
+    with route.lock:
+        try:
+            reply = route.answer(request)
+        except RunError as exc:
+            raise Refusal(400, str(exc), CODE_SCRIPT_EXHAUSTED) from None
+        except BaseException as exc:  # a provider bug fails its case, not the bridge
+            raise Refusal(
+                400, f"answering failed: {type(exc).__name__}: {exc}", CODE_RUN_ERROR
+            ) from None
+    if not isinstance(reply, ModelReply):
+        raise Refusal(
+            400, f"answering returned {type(reply).__name__}, not a ModelReply", CODE_RUN_ERROR
+        )
+    return reply
+
+
+def decode_object(raw: bytes) -> dict[str, Any]:
+    """The request body as a JSON object, or a refusal saying why it is not one."""
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise Refusal(400, f"malformed request: the body is not JSON ({exc})", None) from None
+    if not isinstance(body, dict):
+        raise Refusal(400, "malformed request: the body is not a JSON object", None)
+    return body
+
+
+def model_name(body: Mapping[str, Any]) -> str:
+    """The request's ``model``: a non-empty string, or a refusal."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise Refusal(400, "malformed request: model must be a non-empty string", None)
+    return model
+
+
+def string_field(item: Mapping[str, Any], key: str, where: str) -> str:
+    """``item[key]`` as a string, or a refusal naming ``where.key``."""
+    value = item.get(key)
+    if not isinstance(value, str):
+        raise Refusal(400, f"malformed request: {where}.{key} must be a string", None)
+    return value
+
+
+def flag(body: Mapping[str, Any], key: str) -> bool:
+    """A boolean switch of the request (``stream``...): absent or null is false."""
+    value = body.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise Refusal(400, f"malformed request: {key} must be true or false", None)
+    return value
+
+
+def text_content(where: str, content: Any) -> str | None:
+    """``content`` as one string: a list of text parts is joined, anything else refused."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for position, part in enumerate(content):
+            if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+                kind = part.get("type") if isinstance(part, dict) else type(part).__name__
+                raise Refusal(
+                    400,
+                    f"malformed request: {where}[{position}] is a {kind!s} part; "
+                    "the bridge carries text parts only",
+                    None,
+                )
+            texts.append(part["text"])
+        return "".join(texts)
+    raise Refusal(400, f"malformed request: {where} is {type(content).__name__}, not text", None)
+
+
+def pieces(text: str) -> Iterator[str]:
+    """``text`` cut into the deltas of a stream."""
+    for start in range(0, len(text), STREAM_PIECE_CHARS):
+        yield text[start : start + STREAM_PIECE_CHARS]
+
+
+def sse(document: Mapping[str, Any]) -> bytes:
+    return b"data: " + json.dumps(document, ensure_ascii=False).encode("utf-8") + b"\n\n"

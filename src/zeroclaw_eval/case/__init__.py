@@ -1,0 +1,1 @@
+"""Cases: a fixture file becomes an admitted case, a directory a suite."""

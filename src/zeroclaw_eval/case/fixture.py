@@ -1,0 +1,84 @@
+"""The fixture format (``LlmTrace``): strict pydantic models, unknown keys refused.
+
+``expects`` is kept raw here: each family validates its own entry during
+admission (:mod:`zeroclaw_eval.case.admission`), so plugin families are held to the
+same rules as built-in ones.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+
+from zeroclaw_eval.grading.family import NonEmptyStr
+
+SCHEMA_KEY = "$schema"
+"""A top-level key naming the JSON Schema an editor checks the fixture against
+(``zeroclaw eval schema``). Admission allows it, as a string, and ignores it."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ToolCall(_Strict):
+    """A tool call the scripted model makes."""
+
+    id: NonEmptyStr
+    name: NonEmptyStr
+    arguments: dict[str, Any]
+
+
+class TextResponse(_Strict):
+    """A scripted reply that ends the turn with text."""
+
+    type: Literal["text"]
+    content: str
+    refusal: str | None = None
+    """The refusal text a model sent in the API's ``refusal`` field, if any."""
+    input_tokens: NonNegativeInt = 0
+    output_tokens: NonNegativeInt = 0
+    model: NonEmptyStr | None = None
+    """The model the server said answered (kept by ``record``), if known."""
+
+
+class ToolCallsResponse(_Strict):
+    """A scripted reply that asks for one or more tool calls."""
+
+    type: Literal["tool_calls"]
+    content: str | None = None
+    """Text the model sent beside its tool calls; absent when it sent none (``null``)."""
+    tool_calls: Annotated[list[ToolCall], Field(min_length=1)]
+    input_tokens: NonNegativeInt = 0
+    output_tokens: NonNegativeInt = 0
+    model: NonEmptyStr | None = None
+    """The model the server said answered (kept by ``record``), if known."""
+
+
+Response = Annotated[TextResponse | ToolCallsResponse, Field(discriminator="type")]
+
+
+class Step(_Strict):
+    """One scripted model response in a turn's queue."""
+
+    response: Response
+
+
+class Turn(_Strict):
+    """One user message and the queue of model responses scripted for it.
+
+    ``steps`` may be omitted only where the run mode produces responses itself
+    (live); replay refuses a turn without steps.
+    """
+
+    user_input: str
+    steps: list[Step] | None = None
+
+
+class LlmTrace(_Strict):
+    """A whole case as written in a fixture file."""
+
+    model_name: NonEmptyStr
+    turns: Annotated[list[Turn], Field(min_length=1)]
+    expects: dict[str, Any]

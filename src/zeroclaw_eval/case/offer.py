@@ -1,0 +1,78 @@
+"""One tool offer: the tools a case's agent is offered, the same in replay and live.
+
+The offer is ``[eval.live] allowed_tools`` when it is set, else every registered
+tool, whatever the mode. So a fixture cannot replay green calling a tool that the
+live agent would never have been offered, and a recording replays with the
+tools it was recorded with.
+
+Admission holds scripted steps to it (:func:`check_offer`): a scripted call to a
+registered tool left out of the offer is refused, naming the step, since the
+fixture scripts a call the agent could not make. A name that no plugin
+registers is left alone: a model asking for a tool that does not exist is a
+behaviour worth a case (the agent records a failed call), and it fails the
+same way in both modes.
+
+This covers the harness's own agent and tools; an agent that brings its own
+tools makes its own offer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, TypeVar
+
+from zeroclaw_eval.case.fixture import ToolCallsResponse
+from zeroclaw_eval.errors import AdmissionError, ConfigError
+from zeroclaw_eval.util.wording import dotted, shown
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.case.admission import Case
+    from zeroclaw_eval.config import EvalConfig
+
+T = TypeVar("T")
+
+
+def offered_names(config: EvalConfig, registered: Iterable[str]) -> frozenset[str]:
+    """The names of the tools offered to each case's agent under ``config``."""
+    allowed = config.live.allowed_tools
+    return frozenset(registered if allowed is None else allowed)
+
+
+def select(available: Mapping[str, T], config: EvalConfig) -> dict[str, T]:
+    """The offered part of ``available`` (tool name -> tool), in registration order."""
+    offered = offered_names(config, available)
+    return {name: tool for name, tool in available.items() if name in offered}
+
+
+def check_allowed(config: EvalConfig, registered: Iterable[str]) -> None:
+    """Refuse an ``allowed_tools`` entry that no plugin registers. Raises :class:`ConfigError`."""
+    known = set(registered)
+    for tool in config.live.allowed_tools or ():
+        if tool not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            raise ConfigError(
+                f"eval.live.allowed_tools: {tool!r} is not a registered tool (registered: {listed})"
+            )
+
+
+def check_offer(case: Case, offered: frozenset[str], registered: Iterable[str]) -> None:
+    """Refuse a case whose scripted step calls a registered tool outside ``offered``.
+
+    Raises :class:`AdmissionError` naming the step and the tool.
+    """
+    known = set(registered)
+    for t, turn in enumerate(case.trace.turns):
+        for s, step in enumerate(turn.steps or ()):
+            response = step.response
+            if not isinstance(response, ToolCallsResponse):
+                continue
+            for c, call in enumerate(response.tool_calls):
+                if call.name in known and call.name not in offered:
+                    path = ("turns", t, "steps", s, "response", "tool_calls", c, "name")
+                    listed = ", ".join(sorted(offered)) or "none"
+                    raise AdmissionError(
+                        case.source,
+                        f"{dotted(path)}={shown(call.name)}",
+                        f"step {s} of turn {t} calls {call.name!r}, which is registered but "
+                        f"not offered to the agent (eval.live.allowed_tools: {listed})",
+                    )

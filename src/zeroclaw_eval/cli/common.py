@@ -1,0 +1,287 @@
+"""What every command of ``zeroclaw eval`` shares: the error boundary, stdout, the
+shared options, and opening the run session.
+
+The commands (one module each in this package) import only this module from the
+CLI, and the harness itself inside their bodies: ``zeroclaw --help`` and usage
+errors answer without paying for pydantic and the plugins.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.plugins.manager import PluginManager
+    from zeroclaw_eval.run.session import Session
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+COLLECTOR_PAUSED = "zeroclaw_eval.collector_paused"
+"""Set in ``ctx.meta`` when the ``zeroclaw`` group paused the cyclic collector."""
+
+CONFIG_HELP = (
+    "TOML file with an [eval] table (default: the nearest zeroclaw.toml, or pyproject.toml "
+    "with [tool.zeroclaw.eval], in this directory or above)."
+)
+
+
+@contextmanager
+def errors_to_exit() -> Iterator[None]:
+    """The one boundary where the harness's errors become text.
+
+    Every :class:`~zeroclaw_eval.errors.ZeroclawEvalError` is printed as
+    ``Error: ...`` on stderr with exit code 1 (a refused suite: one line per
+    refused fixture too); a :class:`~zeroclaw_eval.errors.UsageError` is click's
+    usage error (exit 2); Ctrl-C before any report exists exits 130.
+    """
+    from zeroclaw_eval.errors import SuiteLoadError, UsageError, ZeroclawEvalError, one_line
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        # Before a report could exist (plugins still loading): a line, not click's
+        # "Aborted!", and the exit code of a Ctrl-C.
+        click.echo("Error: interrupted by SIGINT", err=True)
+        sys.exit(128 + signal.SIGINT)
+    except UsageError as exc:
+        if exc.option is None:
+            raise click.UsageError(str(exc)) from None
+        raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
+    except ZeroclawEvalError as exc:
+        click.echo(f"Error: {one_line(str(exc))}", err=True)
+        if isinstance(exc, SuiteLoadError):
+            for problem in exc.problems:
+                click.echo(f"Error: {one_line(problem)}", err=True)
+        sys.exit(1)
+
+
+def warn(line: str) -> None:
+    """An ``Error: ...`` line on stderr that does not stop the command by itself."""
+    from zeroclaw_eval.errors import one_line
+
+    click.echo(f"Error: {one_line(line)}", err=True)
+
+
+def emit(document: str) -> None:
+    """Write a report to stdout. Not being able to (stdout closed, full, a broken
+    pipe) is a :class:`~zeroclaw_eval.errors.ReportError`: exit 1, never a report
+    silently lost."""
+    from zeroclaw_eval.errors import ReportError
+
+    stream = sys.stdout
+    if stream is None:  # started with stdout closed
+        raise ReportError("cannot write the report: stdout is closed")
+    try:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None or stream.isatty():  # a terminal: click knows its quirks
+            click.echo(document, nl=False)
+        else:
+            stream.flush()
+            # Text the stream's encoding cannot hold is escaped, not a crash.
+            data = memoryview(document.encode(stream.encoding or "utf-8", "backslashreplace"))
+            # When the reader goes away mid-write, a buffered write returns the count
+            # it managed and drops the rest without raising: write until all of it
+            # is taken, so that the next write raises instead.
+            while data:
+                written = buffer.write(data)
+                if not written:
+                    raise OSError("stdout took no data")
+                data = data[written:]
+        stream.flush()
+    except OSError as exc:
+        # Point stdout at the null device, so that the interpreter's own flush at
+        # exit does not fail a second time with a traceback.
+        with suppress(OSError, ValueError):  # a stream with no file descriptor
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, stream.fileno())
+            os.close(null)
+        raise ReportError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
+
+
+def progress_line() -> Callable[[int, int, int], None] | None:
+    """A progress line on stderr when it is a terminal; nothing otherwise (logs, CI, pipes)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int, failures: int) -> None:
+        end = "\n" if done == total else ""
+        sys.stderr.write(f"\r{done}/{total} cases done, {failures} failed{end}")
+        sys.stderr.flush()
+
+    return show
+
+
+def collector_resumed() -> None:
+    """Once a command has admitted its suite: let the cyclic collector run again,
+    blind to everything built so far.
+
+    What a command builds before its cases run (pydantic and its models, the
+    plugins, the admitted cases) lives until the process exits and is next to no
+    garbage, yet the collector traversed it again and again as it grew, and once
+    more at exit. So the ``zeroclaw`` group pauses the collector, and here
+    ``gc.freeze()`` puts every object alive out of its sight for good before it
+    resumes: it collects what running the cases makes (tools and modes may make
+    cycles), and nothing else. CPU time (benchmarks/run.py): W1 0.47 -> 0.35 s,
+    W4 4.1 -> 2.7 s.
+    """
+    gc.freeze()
+    if click.get_current_context().meta.get(COLLECTOR_PAUSED):
+        gc.enable()
+
+
+@dataclass(frozen=True)
+class InProcessPlugins:
+    """Plugin objects to register for one in-process invocation, passed as click's
+    ``obj`` (see :func:`zeroclaw_eval.testing.run_cli`). The command line never sets it.
+    """
+
+    plugins: tuple[object, ...] = ()
+
+
+def plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
+    """Built-ins, any in-process plugins, then entry points; ``-p no:NAME`` and the
+    environment decide what is never imported. A ``-p no:NAME`` that names no
+    plugin is warned about: a typo would otherwise block nothing, silently.
+    """
+    from zeroclaw_eval.plugins.manager import get_plugin_manager
+
+    pm = get_plugin_manager(blocked=blocked, plugins=_in_process())
+    for name in blocked:
+        if name not in pm.known_names:
+            known = ", ".join(sorted(pm.known_names)) or "none"
+            click.echo(
+                f"Warning: -p no:{name}: no plugin is named {name!r}, so it blocks nothing "
+                f"(plugins: {known})",
+                err=True,
+            )
+    return pm
+
+
+def open_session(config_path: Path | None, blocked: tuple[str, ...]) -> Session:
+    """The run session of this command: its configuration, then its plugins (as
+    :func:`plugin_manager` loads them)."""
+    from zeroclaw_eval.config import load_config
+    from zeroclaw_eval.plugins.registry import Registry
+    from zeroclaw_eval.run.session import Session
+
+    loaded = load_config(config_path)
+    pm = plugin_manager(blocked)
+    return Session(loaded, Registry.from_plugin_manager(pm), pm)
+
+
+def _in_process() -> tuple[object, ...]:
+    found = click.get_current_context().find_object(InProcessPlugins)
+    return found.plugins if found is not None else ()
+
+
+# --- options shared by several commands -------------------------------------------
+
+
+def _blocked(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[str, ...]:
+    from zeroclaw_eval.plugins.manager import blocked_from_options
+
+    try:
+        return tuple(blocked_from_options(values))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    if value is None:
+        return None
+    from zeroclaw_eval.selection.shard import ShardSpec
+
+    try:
+        return ShardSpec.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def _ks(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
+    if value is None:
+        return None
+    try:
+        ks = [int(part) for part in value.split(",")]
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r}: a comma-separated list of whole numbers, e.g. 1,3", ctx, param
+        ) from None
+    if any(k < 1 for k in ks):
+        raise click.BadParameter(f"{value!r}: every k must be at least 1", ctx, param)
+    return ks
+
+
+suite_option = click.option(
+    "--suite",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Suite directory (overrides [eval].suite_dir).",
+)
+config_option = click.option(
+    "--config", "config_path", type=click.Path(path_type=Path), default=None, help=CONFIG_HELP
+)
+# Spelled as in pytest: ``-p no:NAME`` blocks the plugin NAME before it is imported.
+plugin_option = click.option(
+    "-p",
+    "blocked",
+    multiple=True,
+    metavar="no:NAME",
+    callback=_blocked,
+    help="Do not load the plugin NAME (repeatable). Also: ZEROCLAW_EVAL_DISABLE_PLUGINS=a,b; "
+    "ZEROCLAW_EVAL_DISABLE_PLUGIN_AUTOLOAD=1 loads built-ins only.",
+)
+shard_option = click.option(
+    "--shard",
+    "shard_spec",
+    metavar="K/N",
+    default=None,
+    callback=_shard,
+    help="Run only the K-th of N deterministic slices of the cases (1 <= K <= N), for a CI "
+    "matrix; balanced by the run history's recorded durations when it has some.",
+)
+
+
+def repeat_and_history_options(command: F) -> F:
+    """``--repeat`` / ``--k`` and ``--history PATH`` / ``--no-history``."""
+    options = (
+        click.option(
+            "--repeat",
+            "repeat",
+            type=click.IntRange(min=1),
+            metavar="N",
+            default=None,
+            help="Run every case N times, each with a fresh agent (overrides [eval].repeats).",
+        ),
+        click.option(
+            "--k",
+            "ks",
+            default=None,
+            metavar="K[,K...]",
+            callback=_ks,
+            help="The k of pass@k and pass^k in the report (default: 1 and --repeat).",
+        ),
+        click.option(
+            "--history",
+            "history",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="Append the run to this SQLite history "
+            "(default: .zeroclaw/history.sqlite beside the config file).",
+        ),
+        click.option("--no-history", is_flag=True, help="Do not record the run in the history."),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command

@@ -1,0 +1,88 @@
+"""``zeroclaw eval record``: run a suite live and write its cases as replay fixtures."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from zeroclaw_eval.cli.common import (
+    collector_resumed,
+    config_option,
+    emit,
+    errors_to_exit,
+    open_session,
+    plugin_option,
+    progress_line,
+    warn,
+)
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.plugins.registry import Registry
+    from zeroclaw_eval.report.formatter import Formatter
+
+
+@click.command()
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Suite of live cases to run.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Directory the replay fixtures are written to (created if missing).",
+)
+@click.option("--force", is_flag=True, help="Overwrite fixtures that already exist in --out.")
+@config_option
+@plugin_option
+def record(
+    suite: Path, out: Path, force: bool, config_path: Path | None, blocked: tuple[str, ...]
+) -> None:
+    """Run a suite live and write each case as a replay fixture of the model's replies.
+
+    A fixture keeps the case's name, inputs and expects; its steps are what the
+    model answered. It replays to the verdict the live run had. A case that hit a
+    run error, or whose recording replay would refuse, is reported and not
+    written. Exit 0 iff every case passed and was written.
+    """
+    from zeroclaw_eval.run.recording import record_suite
+
+    with errors_to_exit():
+        session = open_session(config_path, blocked)
+        formatter = text_formatter(session.registry)  # before running anything
+        recorded = record_suite(
+            session,
+            suite,
+            out,
+            formatter=formatter,
+            force=force,
+            progress=progress_line(),
+            admitted=collector_resumed,
+        )
+        emit(session.render(formatter, recorded.report))
+        for line in recorded.refused:
+            warn(line)
+        click.echo(
+            f"recorded {recorded.written}/{len(recorded.report.cases)} cases into {out}", err=True
+        )
+    sys.exit(recorded.exit_code())
+
+
+def text_formatter(registry: Registry) -> Formatter:
+    """The ``text`` formatter ``record`` prints with; missing only when it was blocked."""
+    from zeroclaw_eval.errors import ConfigError
+
+    entry = registry.formatters.get("text")
+    if entry is not None:
+        return entry.obj
+    if "text" in registry.blocked:
+        raise ConfigError(
+            "record prints its report with the 'text' formatter, and the plugin 'text' "
+            "that provides it is blocked (-p no:text or ZEROCLAW_EVAL_DISABLE_PLUGINS)"
+        )
+    raise ConfigError("record prints its report with the 'text' formatter, which is not registered")

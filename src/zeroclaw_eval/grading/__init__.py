@@ -1,0 +1,1 @@
+"""Grading: the expectation family kind and the run record it reads."""

@@ -1,0 +1,111 @@
+"""Expectation families: the keys of a fixture's ``expects``.
+
+A family declares the type of its parameters, may add admission rules of its own,
+and turns its parameters plus a :class:`~zeroclaw_eval.grading.record.RunRecord` into checks.
+Built-in and third-party families are the same kind of object and go through the
+same admission, so a plugin family fails closed exactly like a built-in one.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter
+
+from zeroclaw_eval.grading.record import RunRecord
+from zeroclaw_eval.report.model import CheckResult
+
+P = TypeVar("P")
+
+NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
+"""A string that must not be empty (an empty needle matches everything)."""
+
+
+class Params(BaseModel):
+    """Base for a family's parameter objects: strict, frozen, unknown keys refused.
+
+    A family whose parameters are objects must build them from this base (or set
+    ``extra="forbid"`` itself); the registry refuses a family that would accept
+    unknown keys.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A family-specific admission failure.
+
+    ``path`` is relative to the family's entry in ``expects``: ``()`` for the entry
+    itself, ``(1, "needle")`` for ``expects.<family>[1].needle``.
+    """
+
+    path: tuple[str | int, ...]
+    message: str
+
+
+class Family(ABC, Generic[P]):
+    """An expectation family. Subclass it, set ``name`` and ``params``, implement ``grade``.
+
+    ``params`` is any type pydantic can validate strictly: ``list[NonEmptyStr]``,
+    ``int``, a :class:`Params` model, a list of them...
+
+    Every family gets, for free: strict validation (no coercion, unknown keys
+    refused), refusal of empty strings anywhere in its parameters (unless
+    ``allow_empty_strings``), and refusal of a fixture whose ``expects`` would
+    produce no check at all. ``grade`` must return exactly one check per declared
+    entry and never short-circuit one check on another.
+    """
+
+    name: ClassVar[str]
+    params: ClassVar[Any]
+    description: ClassVar[str] = ""
+    allow_empty_strings: ClassVar[bool] = False
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[P]:
+        """The strict validator for ``params``, built once per family object."""
+        return TypeAdapter(self.params)
+
+    def rules(self, params: P, expects: Mapping[str, Any]) -> Iterable[Problem]:
+        """Admission rules beyond the parameter type; return the problems found.
+
+        ``expects`` maps every family named in the fixture to its validated
+        parameters, for rules that relate families (``min_tool_calls`` against
+        ``max_tool_calls``, say). Called only when the parameters are well typed.
+        """
+        return ()
+
+    @abstractmethod
+    def grade(self, params: P, run: RunRecord) -> list[CheckResult]:
+        """One :class:`CheckResult` per declared entry, graded against ``run``."""
+
+
+def lax_parameter_types(family: Family[Any]) -> list[str]:
+    """Names of the object types in a family's ``params`` that do not refuse unknown keys.
+
+    A model, TypedDict or dataclass that ignores (or keeps) unknown keys would let
+    a misspelt optional key through admission silently, so the registry refuses a
+    family that has any.
+    """
+    lax: list[str] = []
+    stack: list[Any] = [family.adapter.core_schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") in ("model", "typed-dict", "dataclass") and not node.get(
+                "root_model"
+            ):
+                behaviour = node.get("extra_behavior") or node.get("config", {}).get(
+                    "extra_fields_behavior"
+                )
+                if behaviour != "forbid":
+                    lax.append(getattr(node.get("cls"), "__name__", str(node.get("cls"))))
+            stack.extend(node.values())
+    return sorted(set(lax))

@@ -1,0 +1,1 @@
+"""The run history: the SQLite store, run's recorder, comparison and trends."""

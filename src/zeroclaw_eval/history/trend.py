@@ -1,0 +1,218 @@
+"""The trend page: one self-contained HTML file drawn from the run history.
+
+The page holds its data as JSON and a small script that draws, in the browser,
+an inline SVG chart of the suite's pass rate per run with its 95 % Wilson band,
+and a grid of cases by runs coloured by outcome (passed, failed, flaky: the
+attempts of one run disagreed), each cell's check messages in its tooltip. No
+network: no external script, style, font or image, and a Content-Security-Policy
+that forbids fetching any.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from zeroclaw_eval.history.store import Attempt, Run
+from zeroclaw_eval.util.stats import wilson_interval
+
+
+def page_data(suite: str, runs: Sequence[Run], attempts: Sequence[Attempt]) -> dict[str, Any]:
+    """What the page draws: per run (oldest first) its pass rate and band, and per
+    case its outcome in each run."""
+    by_run: dict[int, list[Attempt]] = {}
+    for attempt in attempts:
+        by_run.setdefault(attempt.run_id, []).append(attempt)
+    run_rows = []
+    cases: dict[str, dict[str, Any]] = {}
+    for column, run in enumerate(runs):
+        mine = by_run.get(run.id, [])
+        passes = sum(1 for attempt in mine if attempt.passed)
+        low, high = wilson_interval(passes, len(mine))
+        run_rows.append(
+            {
+                "id": run.id,
+                "started_at": run.started_at,
+                "commit": (run.git_commit or "")[:10] + ("+" if run.git_dirty else ""),
+                "passes": passes,
+                "attempts": len(mine),
+                "rate": passes / len(mine) if mine else 0.0,
+                "low": low,
+                "high": high,
+                "verdict": run.verdict,
+            }
+        )
+        for attempt in mine:
+            case = cases.setdefault(
+                attempt.case_name, {"name": attempt.case_name, "flaky": False, "cells": {}}
+            )
+            cell = case["cells"].setdefault(str(column), {"passes": 0, "attempts": 0, "why": []})
+            cell["attempts"] += 1
+            cell["passes"] += attempt.passed
+            if not attempt.passed:
+                cell["why"].append(f"attempt {attempt.attempt + 1}: {_why(attempt)}")
+    for case in cases.values():
+        for cell in case["cells"].values():
+            cell["outcome"] = (
+                "pass"
+                if cell["passes"] == cell["attempts"]
+                else "fail"
+                if cell["passes"] == 0
+                else "flaky"
+            )
+            case["flaky"] = case["flaky"] or cell["outcome"] == "flaky"
+    return {"suite": suite, "runs": run_rows, "cases": list(cases.values())}
+
+
+def _why(attempt: Attempt) -> str:
+    if attempt.error is not None:
+        return f"error: {attempt.error}"
+    failing = [f"{check}: {detail}" for check, passed, detail in attempt.checks if not passed]
+    return "; ".join(failing) or "failed"
+
+
+def trend_page(suite: str, runs: Sequence[Run], attempts: Sequence[Attempt]) -> str:
+    """The whole HTML document for ``runs`` (oldest first) of ``suite``."""
+    data = json.dumps(page_data(suite, runs, attempts), ensure_ascii=False)
+    # Inside <script>, only "</" could end the element early: escape every "<".
+    data = data.replace("<", "\\u003c")
+    title = html.escape(f"zeroclaw-eval history: {suite}")
+    before, after = _TEMPLATE.split("{data}")
+    return before.replace("{title}", title) + data + after
+
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy"
+      content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'">
+<title>{title}</title>
+<style>
+body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #222; }
+h1 { font-size: 1.3em; }
+#chart .band { fill: #9ecae1; opacity: 0.5; }
+#chart .rate { fill: none; stroke: #08519c; stroke-width: 2; }
+#chart .point { fill: #08519c; }
+#chart .axis { stroke: #888; }
+#chart text { font-size: 11px; fill: #555; }
+table { border-collapse: collapse; margin-top: 1em; }
+th, td { border: 1px solid #ddd; padding: 2px 6px; text-align: center; }
+th.case { text-align: left; font-weight: normal; }
+td.pass { background: #a1d99b; }
+td.fail { background: #fc9272; }
+td.flaky { background: #fdd0a2; }
+td.absent { background: #f0f0f0; }
+.flaky-mark { color: #d94801; font-weight: bold; margin-left: 0.5em; }
+.legend { color: #555; }
+.swatch { padding: 0 4px; margin: 0 2px; }
+.swatch.pass { background: #a1d99b; }
+.swatch.flaky { background: #fdd0a2; }
+.swatch.fail { background: #fc9272; }
+.swatch.absent { background: #f0f0f0; }
+</style>
+</head>
+<body>
+<h1>{title}</h1>
+<p id="summary"></p>
+<div id="chart"></div>
+<div id="grid"></div>
+<p class="legend">Cells: passes/attempts in that run.
+<span class="swatch pass">every attempt passed</span>
+<span class="swatch flaky">flaky: the attempts disagreed</span>
+<span class="swatch fail">every attempt failed</span>
+<span class="swatch absent">not in the run</span>.
+Hover a cell for its failed checks, a point for its run.</p>
+<script id="trend-data" type="application/json">{data}</script>
+<script>
+"use strict";
+(function () {
+  var data = JSON.parse(document.getElementById("trend-data").textContent);
+  var runs = data.runs;
+  var SVG = "http://www.w3.org/2000/svg";
+  function el(name, attrs, parent) {
+    var node = document.createElementNS(SVG, name);
+    Object.keys(attrs).forEach(function (key) { node.setAttribute(key, attrs[key]); });
+    if (parent) { parent.appendChild(node); }
+    return node;
+  }
+  document.getElementById("summary").textContent =
+    runs.length + " runs, " + data.cases.length + " cases; shaded: 95 % Wilson interval";
+
+  var width = 760, height = 240, left = 40, right = 10, top = 10, bottom = 30;
+  var svg = el("svg", {width: width, height: height, role: "img",
+                       "aria-label": "pass rate per run"});
+  function x(i) {
+    return runs.length < 2 ? left + (width - left - right) / 2
+                           : left + i * (width - left - right) / (runs.length - 1);
+  }
+  function y(rate) { return top + (1 - rate) * (height - top - bottom); }
+  el("line", {"class": "axis", x1: left, y1: y(0), x2: width - right, y2: y(0)}, svg);
+  el("line", {"class": "axis", x1: left, y1: y(0), x2: left, y2: y(1)}, svg);
+  [0, 0.5, 1].forEach(function (tick) {
+    var label = el("text", {x: 4, y: y(tick) + 4}, svg);
+    label.textContent = Math.round(tick * 100) + "%";
+  });
+  var upper = runs.map(function (r, i) { return x(i) + "," + y(r.high); });
+  var lower = runs.map(function (r, i) { return x(i) + "," + y(r.low); }).reverse();
+  el("polygon", {"class": "band", points: upper.concat(lower).join(" ")}, svg);
+  el("polyline", {"class": "rate", points: runs.map(function (r, i) {
+    return x(i) + "," + y(r.rate); }).join(" ")}, svg);
+  runs.forEach(function (r, i) {
+    var point = el("circle", {"class": "point", cx: x(i), cy: y(r.rate), r: 4,
+                              "data-run": r.id, "data-rate": r.rate.toFixed(4)}, svg);
+    el("title", {}, point).textContent = "run " + r.id + " (" + r.started_at + ", " +
+      (r.commit || "no commit") + "): " + r.passes + "/" + r.attempts + " attempts passed, " +
+      "interval [" + r.low.toFixed(2) + ", " + r.high.toFixed(2) + "]";
+    var label = el("text", {x: x(i) - 8, y: height - 10}, svg);
+    label.textContent = "#" + r.id;
+  });
+  document.getElementById("chart").appendChild(svg);
+
+  var table = document.createElement("table");
+  var head = table.insertRow();
+  var corner = document.createElement("th");
+  corner.textContent = "case";
+  head.appendChild(corner);
+  runs.forEach(function (r) {
+    var th = document.createElement("th");
+    th.textContent = "#" + r.id;
+    th.title = r.started_at + " " + (r.commit || "");
+    head.appendChild(th);
+  });
+  data.cases.forEach(function (c) {
+    var row = table.insertRow();
+    row.className = c.flaky ? "case-row flaky" : "case-row";
+    row.setAttribute("data-case", c.name);
+    var name = document.createElement("th");
+    name.className = "case";
+    name.textContent = c.name;
+    if (c.flaky) {
+      var mark = document.createElement("span");
+      mark.className = "flaky-mark";
+      mark.textContent = "flaky";
+      name.appendChild(mark);
+    }
+    row.appendChild(name);
+    runs.forEach(function (r, i) {
+      var cell = row.insertCell();
+      var outcome = c.cells[String(i)];
+      if (!outcome) {
+        cell.className = "absent";
+        cell.title = "not in run " + r.id;
+        return;
+      }
+      cell.className = outcome.outcome;
+      cell.textContent = outcome.passes + "/" + outcome.attempts;
+      cell.title = "run " + r.id + ": " + outcome.passes + "/" + outcome.attempts + " passed" +
+        (outcome.why.length ? "\\n" + outcome.why.join("\\n") : "");
+    });
+  });
+  document.getElementById("grid").appendChild(table);
+})();
+</script>
+</body>
+</html>
+"""

@@ -1,0 +1,1 @@
+"""Run modes: the kind that plays the model's side, and the notes it leaves."""

@@ -1,0 +1,56 @@
+"""What the model side tells a case's report: which model answered, what was retried.
+
+The runner opens a :class:`CaseNotes` around each case (:func:`collecting`); a
+provider takes the open one with :func:`current` when it is made (on the case's
+thread) and adds to it as it answers, from whichever thread calls it. A context
+variable carries it, so cases running in parallel threads keep their notes
+apart, and nothing has to be threaded through the agent loop, which never sees
+the model side's bookkeeping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from zeroclaw_eval.report.model import Retry
+
+
+@dataclass
+class CaseNotes:
+    """The notes of one case, in the order things happened."""
+
+    models: list[str] = field(default_factory=list)
+    """The model names the server reported, each once, in order of first appearance."""
+    retries: list[Retry] = field(default_factory=list)
+
+    def served_by(self, model: str | None) -> None:
+        """Note the model a reply says answered (``None``: the reply did not say)."""
+        if model and model not in self.models:
+            self.models.append(model)
+
+    def retried(self, retry: Retry) -> None:
+        self.retries.append(retry)
+
+
+_OPEN: ContextVar[CaseNotes | None] = ContextVar("zeroclaw_eval_case_notes", default=None)
+
+
+@contextmanager
+def collecting() -> Iterator[CaseNotes]:
+    """Open fresh notes for the case about to run on this thread."""
+    notes = CaseNotes()
+    token = _OPEN.set(notes)
+    try:
+        yield notes
+    finally:
+        _OPEN.reset(token)
+
+
+def current() -> CaseNotes:
+    """The notes of the case running on this thread (a throwaway set outside any case,
+    so that a provider used on its own still works)."""
+    notes = _OPEN.get()
+    return notes if notes is not None else CaseNotes()

@@ -1,0 +1,176 @@
+"""The typed view of what the plugins provide: name -> family, formatter, mode, tool, agent.
+
+Callers use this instead of the untyped hook relay. Each object is kept with the
+name of the plugin that registered it; a name two plugins claim is an error naming
+both, so a third-party family can never silently replace a built-in one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import pluggy
+
+from zeroclaw_eval.agents.base import AgentUnderTest
+from zeroclaw_eval.errors import PluginLoadError
+from zeroclaw_eval.grading.family import Family, lax_parameter_types
+from zeroclaw_eval.modes.base import RunMode
+from zeroclaw_eval.protocol import Tool
+from zeroclaw_eval.report.formatter import Formatter
+
+T = TypeVar("T")
+
+KINDS = ("families", "formatters", "modes", "tools", "agents")
+"""The kinds of object plugins register, as :meth:`Registry.provided_by` names them."""
+
+
+@dataclass(frozen=True)
+class Registered(Generic[T]):
+    """An object a plugin registered, with the plugin's name."""
+
+    name: str
+    obj: T
+    plugin: str
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Everything the loaded plugins registered, by kind and name."""
+
+    families: Mapping[str, Registered[Family[Any]]] = field(default_factory=dict)
+    formatters: Mapping[str, Registered[Formatter]] = field(default_factory=dict)
+    modes: Mapping[str, Registered[RunMode]] = field(default_factory=dict)
+    tools: Mapping[str, Registered[Callable[[], Tool]]] = field(default_factory=dict)
+    agents: Mapping[str, Registered[AgentUnderTest]] = field(default_factory=dict)
+    blocked: tuple[str, ...] = ()
+    """The plugins that were blocked, never loaded: whatever they provide is missing."""
+
+    @classmethod
+    def from_plugin_manager(cls, pm: pluggy.PluginManager) -> Registry:
+        """Call every registration hook once and index what comes back."""
+        families: dict[str, Registered[Family[Any]]] = {}
+        formatters: dict[str, Registered[Formatter]] = {}
+        modes: dict[str, Registered[RunMode]] = {}
+        tools: dict[str, Registered[Callable[[], Tool]]] = {}
+
+        for plugin, args in _each(pm, "zeroclaw_eval_register_families"):
+            family = _one_named(args, Family, "family", plugin)
+            _check_params(family, plugin)
+            _add(families, "family", family.name, family, plugin)
+        for plugin, args in _each(pm, "zeroclaw_eval_register_formatters"):
+            formatter = _one_named(args, Formatter, "formatter", plugin)
+            _add(formatters, "formatter", formatter.name, formatter, plugin)
+        for plugin, args in _each(pm, "zeroclaw_eval_register_modes"):
+            mode = _one_named(args, RunMode, "run mode", plugin)
+            _add(modes, "run mode", mode.name, mode, plugin)
+        for plugin, args in _each(pm, "zeroclaw_eval_register_tools"):
+            if (
+                len(args) != 2
+                or not isinstance(args[0], str)
+                or not args[0]
+                or not callable(args[1])
+            ):
+                raise PluginLoadError(
+                    f"plugin {plugin!r} registered a tool as {args!r}; "
+                    "expected register(name, factory)"
+                )
+            _add(tools, "tool", args[0], args[1], plugin)
+        agents: dict[str, Registered[AgentUnderTest]] = {}
+        for plugin, args in _each(pm, "zeroclaw_eval_register_agents"):
+            agent = _one_named(args, AgentUnderTest, "agent", plugin)
+            _add(agents, "agent", agent.name, agent, plugin)
+        blocked = tuple(sorted(name for name, plugin in pm.list_name_plugin() if plugin is None))
+        return cls(families, formatters, modes, tools, agents, blocked)
+
+    def family(self, name: str) -> Registered[Family[Any]] | None:
+        """The family a fixture's ``expects`` key names, if one is registered."""
+        return self.families.get(name)
+
+    def provided_by(self, plugin: str) -> dict[str, list[str]]:
+        """What ``plugin`` registered, by kind (see :data:`KINDS`), names sorted."""
+        tables: dict[str, Mapping[str, Registered[Any]]] = {
+            "families": self.families,
+            "formatters": self.formatters,
+            "modes": self.modes,
+            "tools": self.tools,
+            "agents": self.agents,
+        }
+        return {
+            kind: sorted(name for name, entry in tables[kind].items() if entry.plugin == plugin)
+            for kind in KINDS
+        }
+
+    def make_tools(self) -> dict[str, Tool]:
+        """Fresh tool instances for one case, keyed by tool name."""
+        return {name: entry.obj() for name, entry in self.tools.items()}
+
+
+def _each(pm: pluggy.PluginManager, hook_name: str) -> list[tuple[str, tuple[Any, ...]]]:
+    """Call one registration hook plugin by plugin, attributing each registration.
+
+    pluggy's relay would merge all implementations into one call and lose who
+    registered what; calling each implementation with its own ``register`` keeps
+    the attribution that duplicate-name errors and ``zeroclaw eval plugins`` need.
+    """
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    hook = getattr(pm.hook, hook_name)
+    # get_hookimpls() lists first-registered first: built-ins before entry points.
+    for impl in hook.get_hookimpls():
+        if impl.hookwrapper or impl.wrapper:
+            continue
+        plugin = impl.plugin_name
+
+        def register(*args: Any, _plugin: str = plugin) -> None:
+            found.append((_plugin, args))
+
+        kwargs = {"register": register}
+        try:
+            impl.function(**{name: kwargs[name] for name in impl.argnames})
+        except PluginLoadError:
+            raise
+        except Exception as exc:
+            raise PluginLoadError(
+                f"plugin {plugin!r} failed in {hook_name}: {type(exc).__name__}: {exc}"
+            ) from exc
+    return found
+
+
+def _one_named(args: tuple[Any, ...], kind: type, label: str, plugin: str) -> Any:
+    """The single object a registration passed, checked to be a named ``kind``."""
+    obj = args[0] if len(args) == 1 else args
+    if not isinstance(obj, kind) or not isinstance(getattr(obj, "name", None), str):
+        raise PluginLoadError(
+            f"plugin {plugin!r} registered {obj!r} as a {label}; "
+            f"expected one named {kind.__module__}.{kind.__name__} instance"
+        )
+    if not getattr(obj, "name", ""):
+        raise PluginLoadError(f"plugin {plugin!r} registered a {label} with an empty name")
+    return obj
+
+
+def _check_params(family: Family[Any], plugin: str) -> None:
+    """A family's parameter type must be buildable and must refuse unknown keys."""
+    try:
+        lax = lax_parameter_types(family)
+    except Exception as exc:
+        raise PluginLoadError(
+            f"plugin {plugin!r} registered family {family.name!r} with an invalid params "
+            f"type: {type(exc).__name__}: {exc}"
+        ) from exc
+    if lax:
+        raise PluginLoadError(
+            f"plugin {plugin!r} registered family {family.name!r} whose parameters "
+            f"accept unknown keys ({', '.join(lax)}): build them on "
+            'zeroclaw_eval.Params, or set extra="forbid"'
+        )
+
+
+def _add(table: dict[str, Registered[T]], label: str, name: str, obj: T, plugin: str) -> None:
+    if name in table:
+        raise PluginLoadError(
+            f"{label} {name!r} is registered by both plugin {table[name].plugin!r} "
+            f"and plugin {plugin!r}"
+        )
+    table[name] = Registered(name, obj, plugin)

@@ -1,0 +1,1 @@
+"""Running admitted cases: the session, the runner, supervision and recording."""

@@ -1,0 +1,218 @@
+"""Recording: a live run becomes replay fixtures (``zeroclaw eval record``).
+
+A :class:`RecordingMode` wraps a mode and each case's provider, keeping every
+reply the model gave, turn by turn; the agent loop is not touched. The fixture
+written for a case has the case's name, its user inputs, those replies as the
+``steps`` (text or tool calls, with token counts) and the case's own
+``expects``, so its replay reaches the same verdict the live run did.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zeroclaw_eval.case.admission import Case, admit_data
+from zeroclaw_eval.case.fixture import LlmTrace
+from zeroclaw_eval.case.offer import check_offer, offered_names
+from zeroclaw_eval.errors import AdmissionError, RunError, ZeroclawEvalError
+from zeroclaw_eval.grading.family import Problem
+from zeroclaw_eval.modes.base import CaseProvider, RunMode
+from zeroclaw_eval.protocol import Message, ModelReply, Tool
+from zeroclaw_eval.util.atomic import write_whole
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.plugins.registry import Registry
+    from zeroclaw_eval.report.formatter import Formatter
+    from zeroclaw_eval.report.model import SuiteReport
+    from zeroclaw_eval.run.runner import Progress
+    from zeroclaw_eval.run.session import Session
+
+
+class RecordingProvider(CaseProvider):
+    """Passes everything to ``inner`` and keeps each reply under its turn."""
+
+    def __init__(self, inner: CaseProvider) -> None:
+        self.inner = inner
+        self.turns: list[list[ModelReply]] = []
+
+    def begin_turn(self, turn: int) -> None:
+        self.turns.append([])
+        self.inner.begin_turn(turn)
+
+    def respond(self, messages: Sequence[Message], tools: Sequence[Tool]) -> ModelReply:
+        reply = self.inner.respond(messages, tools)
+        self.turns[-1].append(reply)
+        return reply
+
+    def end_turn(self, turn: int) -> None:
+        self.inner.end_turn(turn)
+
+
+class RecordingMode(RunMode):
+    """``inner`` with every case's replies recorded; look them up with :meth:`replies`."""
+
+    def __init__(self, inner: RunMode) -> None:
+        self.inner = inner
+        self.name = inner.name  # type: ignore[misc]  # reports name the recorded mode
+        self._lock = threading.Lock()
+        self._recorded: dict[int, RecordingProvider] = {}
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        return self.inner.admit(trace)
+
+    def check_config(self, config: EvalConfig, registry: Registry) -> None:
+        self.inner.check_config(config, registry)
+
+    def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
+        return self.inner.tools(available, config)
+
+    def concurrency(self, config: EvalConfig) -> int:
+        return self.inner.concurrency(config)
+
+    def provider(self, trace: LlmTrace, config: EvalConfig) -> RecordingProvider:
+        recording = RecordingProvider(self.inner.provider(trace, config))
+        with self._lock:  # cases may run in threads
+            self._recorded[id(trace)] = recording
+        return recording
+
+    def replies(self, case: Case) -> list[list[ModelReply]]:
+        """The replies recorded for ``case``, per turn. Raises :class:`RunError` if it never ran."""
+        recording = self._recorded.get(id(case.trace))
+        if recording is None:
+            raise RunError(f"case {case.name!r} was not run, so nothing was recorded")
+        return recording.turns
+
+
+def step(reply: ModelReply) -> dict[str, Any]:
+    """A recorded reply as a fixture step: all of it that the agent loop used.
+
+    Text beside tool calls is kept (an empty string too: the agent sends back
+    ``""`` and ``null`` differently), and so are the calls' order and ids, a
+    refusal, and the model the server said answered. Replaying the step gives the
+    agent the same reply the live model gave.
+    """
+    response: dict[str, Any]
+    if reply.tool_calls:
+        response = {"type": "tool_calls"}
+        if reply.content is not None:
+            response["content"] = reply.content
+        response["tool_calls"] = [
+            {"id": call.call_id, "name": call.name, "arguments": call.arguments}
+            for call in reply.tool_calls
+        ]
+    else:
+        # The agent reads a null text reply as "": the same turn either way.
+        response = {"type": "text", "content": reply.content or ""}
+        if reply.refusal is not None:
+            response["refusal"] = reply.refusal
+    response["input_tokens"] = reply.input_tokens
+    response["output_tokens"] = reply.output_tokens
+    if reply.model:
+        response["model"] = reply.model
+    return {"response": response}
+
+
+def fixture_document(case: Case, replies: Sequence[Sequence[ModelReply]]) -> dict[str, Any]:
+    """The replay fixture for a recorded case: its own inputs and expects, the model's steps."""
+    return {
+        "model_name": case.trace.model_name,
+        "turns": [
+            {"user_input": turn.user_input, "steps": [step(reply) for reply in turn_replies]}
+            for turn, turn_replies in zip(case.trace.turns, replies, strict=True)
+        ],
+        "expects": case.trace.expects,
+    }
+
+
+def write_fixture(
+    document: dict[str, Any],
+    target: Path,
+    registry: Registry,
+    replay: RunMode,
+    config: EvalConfig | None = None,
+) -> None:
+    """Admit ``document`` as a replay fixture (held to ``config``'s tool offer when
+    given), then write it to ``target``.
+
+    Admitting first means a file that replay would refuse is never written.
+    Raises :class:`~zeroclaw_eval.errors.AdmissionError`.
+    """
+    case = admit_data(document, registry, replay, source=str(target))
+    if config is not None:
+        check_offer(case, offered_names(config, registry.tools), registry.tools)
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    write_whole(target, text)  # a Ctrl-C never leaves half a fixture
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What ``zeroclaw eval record`` did: the live run's report, how many fixtures it
+    wrote, and a line for each recording replay would refuse (not written)."""
+
+    report: SuiteReport
+    written: int
+    refused: tuple[str, ...]
+
+    def exit_code(self) -> int:
+        """0 iff every case passed and was written."""
+        return self.report.exit_code() or (1 if self.refused else 0)
+
+
+def record_suite(
+    session: Session,
+    suite: Path,
+    out: Path,
+    *,
+    formatter: Formatter,
+    force: bool = False,
+    progress: Progress | None = None,
+    admitted: Callable[[], None] | None = None,
+) -> Recorded:
+    """Run ``suite`` live through ``session`` and write each case that ran into ``out``
+    as a replay fixture of the model's replies.
+
+    One attempt per case: a fixture records one conversation, and replays to its
+    verdict. Fixtures already in ``out`` are refused before anything runs unless
+    ``force``; ``out`` is made before anything runs too. Raises
+    :class:`~zeroclaw_eval.errors.ZeroclawEvalError` for either, and when a
+    fixture cannot be written.
+    """
+    from zeroclaw_eval.run.runner import select_mode
+    from zeroclaw_eval.run.session import Plan
+
+    registry = session.registry
+    config = session.loaded.config.model_copy(update={"mode": "live", "repeats": 1, "pass_k": None})
+    live = RecordingMode(select_mode(registry, "live"))
+    replay = select_mode(registry, "replay")
+    plan = Plan(config, live, session.agent(), formatter, ())
+    cases = session.admit(plan, directory=suite, admitted=admitted)
+    targets = [out / Path(case.source).name for case in cases]
+    existing = [str(target) for target in targets if target.exists()]
+    if existing and not force:
+        more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+        raise ZeroclawEvalError(f"{existing[0]}{more}: already exists; pass --force to overwrite")
+    try:
+        out.mkdir(parents=True, exist_ok=True)  # before running: fail fast, not after
+    except OSError as exc:
+        raise ZeroclawEvalError(f"{out}: cannot create the output directory: {exc}") from None
+    report = session.run_cases(plan, cases, suite=str(suite), progress=progress)
+    written = 0
+    refused: list[str] = []
+    for case, case_report, target in zip(cases, report.cases, targets, strict=True):
+        if case_report.error is None:
+            document = fixture_document(case, live.replies(case))
+            try:
+                write_fixture(document, target, registry, replay, config)
+            except AdmissionError as exc:
+                refused.append(f"{exc} (recorded, not written)")
+                continue
+            except OSError as exc:
+                raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
+            written += 1
+    return Recorded(report, written, tuple(refused))

@@ -1,0 +1,386 @@
+"""Running cases: a fresh agent per case, the mode's provider, then grading.
+
+The agent under test is a registered plugin (:mod:`zeroclaw_eval.agents.base`):
+the built-in ``reference`` loop, or a team's own agent reached through the
+loopback model bridge, which a run starts once when its agent needs it and stops
+however the run ends (:mod:`zeroclaw_eval.run.sessions`).
+
+A run error fails its case and is reported with it; it never stops the suite.
+Nor does a case that hangs: cases run in worker threads under the wall-clock
+limit ``case_timeout_s`` (:mod:`zeroclaw_eval.run.supervise`). Grading sees only the
+case's expectations and the :class:`RunRecord`: families never see the provider,
+and nothing here formats.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from zeroclaw_eval.agents.attach import select_agent
+from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
+from zeroclaw_eval.case.admission import Case
+from zeroclaw_eval.case.suite import load_suite
+from zeroclaw_eval.config import EvalConfig
+from zeroclaw_eval.errors import ConfigError, RunError
+from zeroclaw_eval.grading.record import RunRecord
+from zeroclaw_eval.modes.base import RunMode
+from zeroclaw_eval.modes.notes import collecting
+from zeroclaw_eval.plugins.manager import get_plugin_manager
+from zeroclaw_eval.plugins.registry import Registry
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport, plural
+from zeroclaw_eval.run.sessions import OpenSessions, model_bridge, workers
+from zeroclaw_eval.run.supervise import Supervisor
+from zeroclaw_eval.workspace import fresh_workspace
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.bridge.server import ModelBridge
+
+
+class SuiteInterrupted(KeyboardInterrupt):
+    """A signal asked the suite to stop; :func:`run_cases` then returns a partial report.
+
+    Ctrl-C arrives as a plain :class:`KeyboardInterrupt` (``SIGINT``); the CLI turns
+    ``SIGTERM`` into this, carrying the signal.
+    """
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While cases run, SIGTERM (how CI cancels a job) stops the suite as Ctrl-C does:
+    with a partial report marked interrupted, instead of no report at all.
+
+    Signal handlers can only be set from the main thread; elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise SuiteInterrupted(signum)
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def execute(
+    case: Case,
+    mode: RunMode,
+    registry: Registry,
+    config: EvalConfig,
+    *,
+    agent: AgentUnderTest | None = None,
+    bridge: ModelBridge | None = None,
+    opened: Callable[[AgentSession], None] | None = None,
+) -> RunRecord:
+    """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
+
+    ``agent`` defaults to the one ``config`` selects; ``bridge`` is the run's model
+    bridge, for an agent that needs one. The runner brackets each turn on the
+    mode's provider, so a turn that ends before its scripted steps are used is a
+    run error whatever the agent. ``opened`` is told the session as soon as it
+    exists, so that a case abandoned from another thread can be closed.
+    """
+    agent = agent if agent is not None else select_agent(registry, config.agent)
+    provider = mode.provider(case.trace, config)
+    tools = mode.tools(registry.make_tools(), config)
+    session = agent.start(ModelSide(case.name, provider, tools, config, bridge))
+    try:
+        if opened is not None:
+            opened(session)
+        for index, turn in enumerate(case.trace.turns):
+            provider.begin_turn(index)
+            session.run_turn(index, turn.user_input)
+            provider.end_turn(index)
+        return session.record()
+    finally:
+        session.close()
+
+
+def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> CaseReport:
+    """Run and grade one case; a run error becomes the report's ``error``.
+
+    Running and grading together may take ``config.case_timeout_s`` seconds; a case
+    that takes longer is a run error, and is abandoned (see :mod:`zeroclaw_eval.run.supervise`).
+    """
+    return run_cases([case], mode, registry, config).cases[0]
+
+
+def attempt(
+    case: Case,
+    mode: RunMode,
+    registry: Registry,
+    config: EvalConfig,
+    *,
+    agent: AgentUnderTest | None = None,
+    bridge: ModelBridge | None = None,
+    opened: Callable[[AgentSession], None] | None = None,
+) -> CaseReport:
+    """Run and grade one case on this thread, turning every failure into its report.
+
+    ``SystemExit`` and other non-``Exception`` errors raised by the code run are
+    failures too, so a plugin that calls ``sys.exit(0)`` fails its case instead of
+    ending the run green.
+    """
+    started = time.perf_counter()
+    checks: tuple[CheckResult, ...] = ()
+    error = None
+    tokens: tuple[int | None, int | None] = (None, None)
+    with collecting() as notes:  # what the model side reports: models, retries
+        try:
+            with fresh_workspace():
+                record = execute(
+                    case, mode, registry, config, agent=agent, bridge=bridge, opened=opened
+                )
+                tokens = (record.input_tokens, record.output_tokens)
+                checks = case.grade(record)
+        except RunError as exc:
+            error = f"case {case.name!r}: {exc}"
+        except BaseException as exc:  # a tool, provider or mode bug fails this case only
+            error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
+    return CaseReport(
+        case.name,
+        case.source,
+        checks,
+        error,
+        time.perf_counter() - started,
+        models=tuple(notes.models),
+        retries=tuple(notes.retries),
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+    )
+
+
+Progress = Callable[[int, int, int], None]
+"""Told ``(cases done, total, failures so far)`` each time a case finishes."""
+
+
+def run_cases(
+    cases: Iterable[Case],
+    mode: RunMode,
+    registry: Registry,
+    config: EvalConfig,
+    *,
+    suite: str = "",
+    progress: Progress | None = None,
+    agent: AgentUnderTest | None = None,
+) -> SuiteReport:
+    """Run already admitted cases and collect their reports, in suite order.
+
+    Cases run in worker threads, up to ``mode.concurrency(config)`` at once (a live
+    suite waits on the network, not the CPU); each case still has its own agent,
+    tools and provider, and may take ``config.case_timeout_s`` seconds before it is
+    a run error and the suite moves on. Raises :class:`ConfigError` when the mode
+    refuses the configuration. On :class:`KeyboardInterrupt` (Ctrl-C, or
+    :class:`SuiteInterrupted` for another signal) it stops and returns a partial
+    report marked ``interrupted``.
+
+    With ``config.repeats`` above 1, every case runs that many times, each
+    attempt with its own agent, tools and workspace, and its report holds them all
+    (:meth:`CaseReport.of_attempts`).
+
+    ``agent`` defaults to the one ``config.agent`` selects. When it needs the model
+    bridge, one bridge serves the whole run, and is stopped however the run ends;
+    a case abandoned at its time limit, or cut short by an interruption, has its
+    session closed (a command agent's processes are killed).
+    """
+    mode.check_config(config, registry)
+    agent = agent if agent is not None else select_agent(registry, config.agent)
+    agent.check_config(config)
+    ks = pass_ks(config)
+    cases = list(cases)
+    repeats = config.repeats
+    # Each attempt is a job of its own, so that repeats share the workers too.
+    todo = [case for case in cases for _ in range(repeats)]
+    reports: list[CaseReport | None] = [None] * len(todo)
+    done = failures = 0
+
+    def finished(index: int, report: CaseReport) -> None:
+        nonlocal done, failures
+        reports[index] = report
+        done += 1
+        failures += not report.passed
+        if progress is not None:
+            progress(done, len(todo), failures)
+
+    def timed_out(index: int) -> CaseReport:
+        case = todo[index]
+        error = (
+            f"case {case.name!r}: did not finish within case_timeout_s="
+            f"{config.case_timeout_s:g} s: abandoned (a hung tool, provider or family?)"
+        )
+        return CaseReport(case.name, case.source, (), error, config.case_timeout_s)
+
+    sessions = OpenSessions()
+
+    def abandoned(index: int) -> CaseReport:
+        report = timed_out(index)
+        if sessions.close(index) and agent.needs_bridge:
+            error = f"{report.error}; the agent under test was stopped"
+            report = CaseReport(report.name, report.source, (), error, report.duration_s)
+        return report
+
+    with model_bridge(agent.needs_bridge) as bridge:
+
+        def job(index: int) -> CaseReport:
+            try:
+                return attempt(
+                    todo[index],
+                    mode,
+                    registry,
+                    config,
+                    agent=agent,
+                    bridge=bridge,
+                    opened=lambda session: sessions.add(index, session),
+                )
+            finally:
+                sessions.forget(index)
+
+        supervisor = Supervisor(
+            len(todo),
+            job,
+            finished,
+            abandoned,
+            workers=workers(mode, agent, config),
+            timeout_s=config.case_timeout_s,
+        )
+        try:
+            supervisor.run()
+        except KeyboardInterrupt as exc:
+            signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
+            unit = "attempt" if repeats > 1 else "case"
+            partial = interrupted_report(
+                suite, mode.name, todo, reports, supervisor.started, signum, unit=unit
+            )
+            return replace(
+                partial,
+                cases=by_case(partial.cases, repeats),
+                repeats=repeats,
+                ks=ks,
+                agent=agent.run_name,
+                live_settings=live_settings(mode, config),
+            )
+        finally:
+            sessions.close_all()
+    ordered = tuple(report for report in reports if report is not None)
+    return SuiteReport(
+        suite,
+        by_case(ordered, repeats),
+        mode.name,
+        gating=config.gating,
+        config_digest=config.digest(),
+        repeats=repeats,
+        ks=ks,
+        agent=agent.run_name,
+        live_settings=live_settings(mode, config),
+    )
+
+
+def live_settings(mode: RunMode, config: EvalConfig) -> dict[str, Any] | None:
+    """The generation settings a ``live`` run records (``None`` in any other mode)."""
+    return config.live.generation() if mode.name == "live" else None
+
+
+def by_case(attempts: Sequence[CaseReport], repeats: int) -> tuple[CaseReport, ...]:
+    """One report per case from the attempts' reports, which come ``repeats`` per case."""
+    if repeats == 1:
+        return tuple(attempts)
+    return tuple(
+        CaseReport.of_attempts(attempts[start : start + repeats])
+        for start in range(0, len(attempts), repeats)
+    )
+
+
+def pass_ks(config: EvalConfig) -> tuple[int, ...]:
+    """The k of the pass@k and pass^k figures: ``pass_k``, else 1 and ``repeats``.
+
+    Raises :class:`ConfigError` for a k above ``repeats``: pass@k draws k of the
+    attempts, so there must be at least k.
+    """
+    if config.pass_k is None:
+        return tuple(sorted({1, config.repeats})) if config.repeats > 1 else ()
+    for k in config.pass_k:
+        if k > config.repeats:
+            raise ConfigError(
+                f"pass_k={k}: more than repeats={config.repeats} "
+                "(pass@k draws k of the attempts; run more with --repeat)"
+            )
+    return tuple(sorted(set(config.pass_k)))
+
+
+def interrupted_report(
+    suite: str,
+    mode: str,
+    cases: list[Case],
+    reports: list[CaseReport | None],
+    started: set[int],
+    signum: int,
+    *,
+    unit: str = "case",
+) -> SuiteReport:
+    """The partial report of a suite stopped by ``signum``: nothing in it is silently missing.
+
+    The finished cases keep their reports; a case that was running and every case
+    not yet run are listed as failed with an error saying so. ``unit`` names what
+    ``cases`` holds in the summary (``attempt`` when cases are repeated).
+    """
+    name = signal.Signals(signum).name
+    unfinished = f"interrupted by {name} before it finished"
+    listed = tuple(
+        report
+        if report is not None
+        else CaseReport(case.name, case.source, error=unfinished)
+        if index in started
+        else CaseReport(case.name, case.source, error="not run", ran=False)
+        for index, (case, report) in enumerate(zip(cases, reports, strict=True))
+    )
+    done = sum(1 for report in reports if report is not None)
+    summary = (
+        f"interrupted by {name} after {done} of {plural(len(cases), unit)}: "
+        f"{len(cases) - done} did not finish"
+    )
+    return SuiteReport(suite, listed, mode, (summary,), interrupted=name)
+
+
+def run_suite(
+    suite: str | Path | None = None,
+    *,
+    config: EvalConfig | None = None,
+    registry: Registry | None = None,
+) -> SuiteReport:
+    """Load, admit and run a suite: the library form of ``zeroclaw eval run``.
+
+    ``suite`` defaults to ``config.suite_dir``; ``registry`` to every installed
+    plugin. Raises :class:`~zeroclaw_eval.errors.SuiteLoadError` when the suite
+    cannot be admitted whole, and ``ConfigError`` for an unknown mode.
+    """
+    config = config or EvalConfig()
+    registry = registry or Registry.from_plugin_manager(get_plugin_manager())
+    directory = Path(suite if suite is not None else config.suite_dir)
+    mode = select_mode(registry, config.mode)
+    agent = select_agent(registry, config.agent)
+    cases = load_suite(directory, registry, mode, config=config, agent=agent)
+    return run_cases(cases, mode, registry, config, suite=str(directory), agent=agent)
+
+
+def select_mode(registry: Registry, name: str) -> RunMode:
+    """The registered mode called ``name``, or a :class:`ConfigError` listing the known ones."""
+    entry = registry.modes.get(name)
+    if entry is None:
+        known = ", ".join(sorted(registry.modes)) or "none"
+        raise ConfigError(f"mode {name!r} is not registered (known modes: {known})")
+    return entry.obj

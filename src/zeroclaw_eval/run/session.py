@@ -1,0 +1,462 @@
+"""The run session: one invocation of the harness, whatever front end asked for it.
+
+``zeroclaw eval run``, ``eval check`` and ``eval record`` on the command line, and
+the pytest plugin, each parse their own options into a :class:`RunRequest` and
+hand it to a :class:`Session`: the configuration, the plugins, and the one place
+that turns a request into settings, a mode, an agent, report targets, admitted
+cases, a report and a history row. A new run option is added here once, and
+every front end has it.
+
+Nothing here prints or exits, and nothing here knows click: what goes to stdout
+goes through the ``emit`` callable a front end passes, and a bad option value is
+a :class:`~zeroclaw_eval.errors.UsageError` naming the option, which each front
+end reports in its own way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from zeroclaw_eval.config import load_config
+from zeroclaw_eval.errors import ConfigError, SuiteLoadError, UsageError, ZeroclawEvalError
+from zeroclaw_eval.plugins.manager import get_plugin_manager
+from zeroclaw_eval.plugins.registry import Registry
+from zeroclaw_eval.report.formatter import render
+from zeroclaw_eval.report.model import SuiteReport
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.agents.base import AgentUnderTest
+    from zeroclaw_eval.case.admission import Case
+    from zeroclaw_eval.config import EvalConfig, LoadedConfig
+    from zeroclaw_eval.modes.base import RunMode
+    from zeroclaw_eval.plugins.manager import PluginManager
+    from zeroclaw_eval.plugins.registry import Registered
+    from zeroclaw_eval.report.formatter import Formatter
+    from zeroclaw_eval.report.targets import ReportTarget
+    from zeroclaw_eval.run.runner import Progress
+    from zeroclaw_eval.selection.keyword import Expression
+    from zeroclaw_eval.selection.shard import ShardSpec
+
+T = TypeVar("T")
+
+Emit = Callable[[str], None]
+"""Takes a whole document for stdout."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What a front end asks of a run, each field as its option gave it (``None``:
+    not given, so the configuration decides).
+
+    ``paths`` are fixture files and suite directories (``PATH...``), else ``suite``
+    (``--suite``), else the configuration's ``suite_dir`` is run. ``reports`` are
+    ``FORMAT:PATH`` targets; ``None`` keeps the configuration's ``report`` key.
+    ``verbosity`` is -1 (quiet), 0 or 1 (verbose), for formatters that honour it.
+    """
+
+    paths: tuple[Path, ...] = ()
+    suite: Path | None = None
+    keyword: Expression | None = None
+    shard: ShardSpec | None = None
+    exitfirst: bool = False
+    mode: str | None = None
+    format: str | None = None
+    agent: str | None = None
+    gate: bool | None = None
+    repeats: int | None = None
+    pass_k: Sequence[int] | None = None
+    reports: Sequence[str] | None = None
+    history: Path | None = None
+    no_history: bool = False
+    verbosity: int = 0
+
+    def __post_init__(self) -> None:
+        if self.paths and self.suite is not None:
+            raise UsageError("give PATH arguments or --suite, not both")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A request applied to a session's configuration: what the cases run under.
+
+    ``config`` is the configuration with the request's overrides; ``formatter`` the
+    one for stdout (a ``FORMAT:-`` report's, at the request's verbosity);
+    ``targets`` the report files.
+    """
+
+    config: EvalConfig
+    mode: RunMode
+    agent: AgentUnderTest
+    formatter: Formatter
+    targets: Sequence[ReportTarget]
+
+
+class Session:
+    """The harness for one invocation: a configuration, the plugins it loaded, and
+    everything a request resolves to through them.
+
+    Build one with :meth:`open` (or directly, from a configuration and a registry),
+    then :meth:`run` a request, or take it apart: :meth:`plan`, :meth:`admit`,
+    :meth:`run_cases`, as the pytest plugin does item by item.
+    """
+
+    def __init__(
+        self,
+        loaded: LoadedConfig,
+        registry: Registry,
+        pm: PluginManager | None = None,
+        *,
+        cwd: Path | None = None,
+    ) -> None:
+        self.loaded = loaded
+        self.registry = registry
+        self.pm = pm
+        self.cwd = cwd if cwd is not None else Path.cwd()
+
+    @classmethod
+    def open(
+        cls,
+        *,
+        config: Path | None = None,
+        cwd: Path | None = None,
+        blocked: Iterable[str] = (),
+        plugins: Iterable[object] = (),
+        load_entry_points: bool = True,
+        environ: Mapping[str, str] | None = None,
+    ) -> Session:
+        """Read the configuration (``config``, else the one found from ``cwd``
+        upwards), then load the plugins: the built-ins, ``plugins``, and the entry
+        points unless ``load_entry_points`` is false; ``blocked`` are never imported.
+
+        Raises :class:`~zeroclaw_eval.errors.ConfigError` and
+        :class:`~zeroclaw_eval.errors.PluginLoadError`.
+        """
+        loaded = load_config(config, cwd=cwd)
+        pm = get_plugin_manager(
+            blocked=blocked,
+            plugins=plugins,
+            load_entry_points=load_entry_points,
+            environ=environ,
+        )
+        return cls(loaded, Registry.from_plugin_manager(pm), pm, cwd=cwd)
+
+    # --- what names and settings resolve to --------------------------------------
+
+    def named(
+        self, kind: str, table: Mapping[str, Registered[T]], name: str, option: str | None
+    ) -> T:
+        """The registered ``kind`` (``format``, ``mode``, ``agent``) called ``name``.
+
+        An unknown name given with ``option`` is a :class:`UsageError` naming it; one
+        read from the configuration is a :class:`ConfigError` naming the file and the
+        key. Both list the known names.
+        """
+        entry = table.get(name)
+        if entry is not None:
+            return entry.obj
+        known = ", ".join(sorted(table)) or "none"
+        if option is not None:
+            raise UsageError(f"unknown {kind} {name!r} (known: {known})", option)
+        raise ConfigError(f"{self.loaded.field(kind)}={name!r}: unknown {kind} (known: {known})")
+
+    def agent(self, name: str | None = None) -> AgentUnderTest:
+        """The agent under test: ``name`` (``--agent``), else ``[eval].agent`` or the
+        team's own agent an ``[eval.agent]`` table attaches."""
+        setting = self.loaded.config.agent
+        if name is not None or isinstance(setting, str):
+            chosen = name if name is not None else str(setting)
+            return self.named("agent", self.registry.agents, chosen, name and "--agent")
+        from zeroclaw_eval.agents.attach import select_agent
+
+        return select_agent(
+            self.registry, setting, base_dir=self.loaded.base_dir, field=self.loaded.field
+        )
+
+    def report_targets(self, specs: Sequence[str] | None) -> list[ReportTarget]:
+        """The report files ``specs`` (``--report``) name, else those of the
+        configuration's ``report`` key (paths relative to its file)."""
+        from zeroclaw_eval.report.targets import relative_to, resolve
+
+        if specs is None:
+            try:
+                return resolve(
+                    relative_to(self.loaded.config.report, self.loaded.base_dir), self.registry
+                )
+            except ValueError as exc:
+                raise ConfigError(f"{self.loaded.field('report')}: {exc}") from None
+        try:
+            return resolve(specs, self.registry)
+        except ValueError as exc:
+            raise UsageError(str(exc), "--report") from None
+
+    def stdout_formatter(
+        self, formatter: Formatter, targets: Sequence[ReportTarget], option: str | None
+    ) -> Formatter:
+        """The formatter for stdout: a ``FORMAT:-`` report's, else ``formatter``.
+        A ``FORMAT:-`` report beside ``--format`` (``option``) is a :class:`UsageError`:
+        one stdout cannot hold two documents."""
+        target = next((target for target in targets if target.to_stdout), None)
+        if target is None:
+            return formatter
+        if option is not None:
+            raise UsageError(f"--format {option} and --report {target.spec} both write stdout")
+        return target.formatter
+
+    def plugin_of(self, formatter: Formatter) -> str:
+        """The plugin that registered ``formatter``, as errors name it."""
+        entry = self.registry.formatters.get(formatter.name)
+        return entry.plugin if entry is not None else "?"
+
+    def render(self, formatter: Formatter, report: SuiteReport) -> str:
+        """``formatter``'s document for ``report`` (see
+        :func:`~zeroclaw_eval.report.formatter.render`)."""
+        return render(formatter, report, self.plugin_of(formatter))
+
+    def suite_dir(self, suite: Path | None = None) -> Path:
+        """``suite`` (``--suite``, relative to the working directory), else the
+        configuration's ``suite_dir``, relative to its file."""
+        if suite is not None:
+            return suite
+        configured = Path(self.loaded.config.suite_dir)
+        if configured.is_absolute() or self.loaded.base_dir.resolve() == self.cwd.resolve():
+            return configured  # kept relative, so reports name fixtures as the user does
+        return self.loaded.base_dir / configured
+
+    def shown(self, path: Path) -> str:
+        """How reports name a fixture: relative to the work tree, else to the configuration."""
+        return self._shown(path)
+
+    @cached_property
+    def _shown(self) -> Callable[[Path], str]:
+        from zeroclaw_eval.util.paths import display_root, shown_from
+
+        return shown_from(display_root(self.loaded.base_dir, self.cwd))
+
+    def plan(self, request: RunRequest) -> Plan:
+        """Apply ``request`` to the configuration and resolve its mode, agent,
+        formatter and report files, in that order of errors.
+
+        Raises :class:`UsageError` for a bad option, :class:`ConfigError` for a bad
+        setting. The mode and the agent check the rest of the configuration when
+        cases run (or at once: :meth:`check`).
+        """
+        config = self.loaded.config
+        updates: dict[str, object] = {}
+        if request.mode is not None:
+            updates["mode"] = request.mode
+        if request.format is not None:
+            updates["format"] = request.format
+        if request.gate is not None:
+            updates["gating"] = request.gate
+        if request.repeats is not None:
+            updates["repeats"] = request.repeats
+        if request.pass_k is not None:
+            updates["pass_k"] = list(request.pass_k)
+        agent = self.agent(request.agent)
+        if request.agent is not None:  # so the report's config digest names the agent run
+            updates["agent"] = request.agent
+        if updates:
+            config = config.model_copy(update=updates)
+        formatter = self.named(
+            "format", self.registry.formatters, config.format, request.format and "--format"
+        )
+        mode = self.named("mode", self.registry.modes, config.mode, request.mode and "--mode")
+        targets = self.report_targets(request.reports)
+        formatter = self.stdout_formatter(formatter, targets, request.format)
+        return Plan(config, mode, agent, formatter.with_verbosity(request.verbosity), targets)
+
+    def check(self, plan: Plan) -> None:
+        """Let the mode and the agent refuse the configuration now, before anything
+        runs (the runner asks them again before it runs cases). Raises
+        :class:`~zeroclaw_eval.errors.ConfigError`."""
+        plan.mode.check_config(plan.config, self.registry)
+        plan.agent.check_config(plan.config)
+
+    # --- admitting and running --------------------------------------------------
+
+    def admit(
+        self,
+        plan: Plan,
+        paths: Sequence[Path] = (),
+        directory: Path | None = None,
+        *,
+        admitted: Callable[[], None] | None = None,
+    ) -> list[Case]:
+        """Admit the fixtures ``paths`` names, else the suite in ``directory``, for
+        ``plan``'s mode and agent, held to its tool offer. Raises
+        :class:`~zeroclaw_eval.errors.SuiteLoadError` listing every refusal.
+
+        ``admitted`` is called once admission ends, however it ends: the CLI lets
+        its cyclic garbage collector run again there.
+        """
+        try:
+            if paths:
+                from zeroclaw_eval.selection.select import load_named
+
+                return load_named(
+                    paths,
+                    self.registry,
+                    plan.mode,
+                    source=self.shown,
+                    config=plan.config,
+                    agent=plan.agent,
+                )
+            from zeroclaw_eval.case.suite import load_suite
+
+            return load_suite(
+                directory if directory is not None else self.suite_dir(),
+                self.registry,
+                plan.mode,
+                source=self.shown,
+                config=plan.config,
+                agent=plan.agent,
+            )
+        finally:
+            if admitted is not None:
+                admitted()
+
+    def admit_files(self, plan: Plan, files: Sequence[Path], suite: str) -> list[Case]:
+        """Admit exactly ``files`` (no suite lookup), naming them ``suite`` in errors."""
+        from zeroclaw_eval.case.suite import admit_files
+
+        return admit_files(
+            files,
+            self.registry,
+            plan.mode,
+            suite=suite,
+            source=self.shown,
+            config=plan.config,
+            agent=plan.agent,
+        )
+
+    def run_cases(
+        self,
+        plan: Plan,
+        cases: Sequence[Case],
+        *,
+        suite: str = "",
+        exitfirst: bool = False,
+        progress: Progress | None = None,
+    ) -> SuiteReport:
+        """Run admitted ``cases`` under ``plan``; ``exitfirst`` stops after the first
+        case that fails (the rest are listed as not run)."""
+        if exitfirst:
+            from zeroclaw_eval.run.exitfirst import run_until_failure as runner
+        else:
+            from zeroclaw_eval.run.runner import run_cases as runner
+        return runner(
+            cases,
+            plan.mode,
+            self.registry,
+            plan.config,
+            suite=suite,
+            progress=progress,
+            agent=plan.agent,
+        )
+
+    def run(
+        self,
+        request: RunRequest,
+        *,
+        emit: Emit | None = None,
+        warn: Callable[[str], None] | None = None,
+        progress: Progress | None = None,
+        admitted: Callable[[], None] | None = None,
+    ) -> SuiteReport:
+        """Run a request whole: admit, select, run, then report on stdout (``emit``),
+        into every report file, and into the history. Returns the report; its
+        :meth:`~zeroclaw_eval.report.model.SuiteReport.exit_code` is the verdict.
+
+        Report files are checked writable and the history is opened before any
+        case runs. A suite that cannot be admitted still gets its report (on stdout
+        when the format is machine-readable, and in every file), then its
+        :class:`SuiteLoadError` is raised; ``warn`` is told what could not be
+        written then. Ctrl-C while the suite loads returns a report that says so.
+        SIGTERM while cases run stops them as Ctrl-C does (see
+        :func:`~zeroclaw_eval.run.runner.sigterm_interrupts`).
+        """
+        from zeroclaw_eval.history.recorder import filed_under, open_run_history
+        from zeroclaw_eval.report.targets import check_writable, write_reports
+
+        plan = self.plan(request)
+        check_writable(plan.targets)  # before any case runs
+        directory = self.suite_dir(request.suite)
+        label = self._label(request.paths, directory)
+        sharded = (request.shard.index, request.shard.count) if request.shard else None
+        recorder = open_run_history(
+            self.loaded,
+            request.history,
+            request.no_history,
+            directory,
+            filed_under(directory, request.paths, label),
+        )
+        try:
+            cases = self.admit(plan, request.paths, directory, admitted=admitted)
+            selected, suite_total, selected_total = cases, len(cases), len(cases)
+            if request.keyword is not None or request.shard is not None:
+                from zeroclaw_eval.selection.select import select
+
+                durations = None
+                if request.shard is not None:  # balanced by the history's durations
+                    chosen = len(select(cases, request.keyword).cases)
+                    durations = recorder.durations(plan.config.mode, chosen)
+                narrowed = select(cases, request.keyword, request.shard, durations)
+                selected = narrowed.cases
+                suite_total, selected_total = narrowed.suite_total, narrowed.selected_total
+        except SuiteLoadError as exc:
+            report = SuiteReport(
+                label, (), plan.config.mode, (str(exc), *exc.problems), shard=sharded
+            )
+            # The reports are still rendered (a machine-readable stdout, CI's files);
+            # a failure there is reported, and the load error still is.
+            try:
+                if emit is not None and plan.formatter.machine_readable:
+                    emit(self.render(plan.formatter, report))
+                write_reports(plan.targets, report)
+            except ZeroclawEvalError as failure:
+                if warn is not None:
+                    warn(str(failure))
+            raise
+        except KeyboardInterrupt:
+            error = "interrupted by SIGINT while the suite loaded: no case was run"
+            report = SuiteReport(
+                label,
+                (),
+                plan.config.mode,
+                (error,),
+                plan.config.gating,
+                interrupted="SIGINT",
+                shard=sharded,
+            )
+            if emit is not None:
+                emit(self.render(plan.formatter, report))
+            write_reports(plan.targets, report)
+            return report
+        from zeroclaw_eval.run.runner import sigterm_interrupts
+
+        with sigterm_interrupts():
+            report = self.run_cases(
+                plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
+            )
+        report = replace(
+            report,
+            shard=sharded,
+            suite_total=suite_total,
+            selected_total=selected_total,
+            keyword=request.keyword.text if request.keyword is not None else None,
+        )
+        if emit is not None:
+            emit(self.render(plan.formatter, report))
+        write_reports(plan.targets, report)
+        recorder.append(report, self.pm)
+        return report
+
+    def _label(self, paths: Sequence[Path], directory: Path) -> str:
+        """How the report names the suite: the suite directory, or the PATH arguments."""
+        from zeroclaw_eval.selection.select import suite_label
+
+        return suite_label([Path(self.shown(path)) for path in paths or (directory,)])

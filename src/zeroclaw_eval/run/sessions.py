@@ -1,0 +1,99 @@
+"""The agent side of a run: how many cases at once, the model bridge, the open sessions.
+
+The runner asks :func:`workers` how many cases run at once, starts one loopback
+model bridge for the whole run when the agent needs it (:func:`model_bridge`),
+and keeps each running case's session in :class:`OpenSessions`, so that a case
+abandoned at its time limit, or cut short by an interruption, can be closed from
+another thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING
+
+from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest
+from zeroclaw_eval.config import EvalConfig
+from zeroclaw_eval.errors import ZeroclawEvalError
+from zeroclaw_eval.modes.base import RunMode
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.bridge.server import ModelBridge
+
+
+def workers(mode: RunMode, agent: AgentUnderTest, config: EvalConfig) -> int:
+    """How many cases run at once: the mode's number, unless the agent asks for its own.
+
+    Replay's one-at-a-time is no limit of its own (the reference loop is CPU-bound),
+    so there the agent's number stands; any other mode still bounds it (``live``
+    protects its endpoint).
+    """
+    allowed = mode.concurrency(config)
+    wanted = agent.concurrency(config)
+    if wanted is None:
+        return allowed
+    return wanted if mode.name == "replay" else min(wanted, allowed)
+
+
+class OpenSessions:
+    """The agent sessions of the cases running now, so that another thread can close one.
+
+    A Python thread cannot be stopped, but the session it waits on can: closing a
+    command agent's session kills its process group, which ends the wait.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[int, list[AgentSession]] = {}
+
+    def add(self, index: int, session: AgentSession) -> None:
+        with self._lock:
+            self._open.setdefault(index, []).append(session)
+
+    def forget(self, index: int) -> None:
+        """Case ``index`` ended and closed its own sessions."""
+        with self._lock:
+            self._open.pop(index, None)
+
+    def close(self, index: int) -> bool:
+        """Close the sessions of case ``index``; whether it had any open."""
+        with self._lock:
+            sessions = self._open.pop(index, [])
+        for session in sessions:
+            _close_quietly(session)
+        return bool(sessions)
+
+    def close_all(self) -> None:
+        with self._lock:
+            sessions = [session for listed in self._open.values() for session in listed]
+            self._open.clear()
+        for session in sessions:
+            _close_quietly(session)
+
+
+def _close_quietly(session: AgentSession) -> None:
+    with suppress(Exception):  # the case is already abandoned, and reported as such
+        session.close()
+
+
+@contextmanager
+def model_bridge(needed: bool) -> Iterator[ModelBridge | None]:
+    """The run's loopback model bridge when ``needed``, stopped on every way out."""
+    if not needed:
+        yield None
+        return
+    from zeroclaw_eval.bridge.server import ModelBridge
+
+    bridge = ModelBridge()
+    try:
+        try:
+            bridge.start()
+        except OSError as exc:
+            raise ZeroclawEvalError(
+                f"the model bridge could not start on 127.0.0.1: {exc.strerror or exc}"
+            ) from None
+        yield bridge
+    finally:
+        bridge.close()

@@ -1,0 +1,1 @@
+"""Which cases run: PATH arguments, -k, --shard, and merging shard reports."""
