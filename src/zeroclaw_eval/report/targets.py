@@ -12,12 +12,15 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.errors import ConfigError
-from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.formatter import Formatter, render
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.util.atomic import write_whole
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.plugins.registry import Registry
 
 
 @dataclass(frozen=True)
