@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.grading.record import RecordedCall, RunRecord, empty_run
     from zeroclaw_eval.hookspecs import hookimpl, hookspec
     from zeroclaw_eval.modes.base import CaseProvider, RunMode
+    from zeroclaw_eval.modes.notes import CaseNotes, case_notes
     from zeroclaw_eval.plugins.manager import DEFAULT_PLUGINS, get_plugin_manager
     from zeroclaw_eval.plugins.registry import Registry
     from zeroclaw_eval.protocol import ModelReply, Provider, Tool, ToolCallRequest, ToolResult
@@ -65,6 +66,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "zeroclaw_eval.grading.record": ("RecordedCall", "RunRecord", "empty_run"),
     "zeroclaw_eval.hookspecs": ("hookimpl", "hookspec"),
     "zeroclaw_eval.modes.base": ("CaseProvider", "RunMode"),
+    "zeroclaw_eval.modes.notes": ("CaseNotes", "case_notes"),
     "zeroclaw_eval.plugins.manager": ("DEFAULT_PLUGINS", "get_plugin_manager"),
     "zeroclaw_eval.plugins.registry": ("Registry",),
     "zeroclaw_eval.protocol": ("ModelReply", "Provider", "Tool", "ToolCallRequest", "ToolResult"),
@@ -98,6 +100,7 @@ __all__ = [
     "BridgedAgent",
     "BridgedSession",
     "Case",
+    "CaseNotes",
     "CaseProvider",
     "CaseReport",
     "CheckResult",
@@ -127,6 +130,7 @@ __all__ = [
     "ToolResult",
     "ZeroclawEvalError",
     "admit_file",
+    "case_notes",
     "case_workspace",
     "empty_run",
     "get_plugin_manager",

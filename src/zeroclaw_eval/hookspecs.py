@@ -7,7 +7,10 @@ Each receives a ``register`` callable and calls it once per object it provides;
 results are not combined by return value. The registry attributes every object to
 the plugin that registered it, and two plugins registering the same name is an
 error that names both. As pluggy allows, an implementation may accept fewer
-arguments than the specification; signatures here only ever grow.
+arguments than the specification; signatures here only ever grow. A hook
+wrapper (``wrapper=True``, ``hookwrapper=True``) has nothing to wrap in a
+registration hook and is refused with a
+:class:`~zeroclaw_eval.errors.PluginLoadError`, never skipped.
 """
 
 from __future__ import annotations

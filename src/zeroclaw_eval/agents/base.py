@@ -6,32 +6,71 @@ and selected with ``[eval] agent = "NAME"`` or ``--agent NAME`` (default
 :class:`AgentSession` and feeds it the case's user inputs, one turn at a time.
 
 An agent never sees the fixture: it meets only the model side (:class:`ModelSide`:
-the mode's provider, the harness's tools, or the loopback model bridge in front of
-the provider). Grading sees only the :class:`~zeroclaw_eval.grading.record.RunRecord` the
-session leaves. What an agent cannot make observable, it refuses at admission:
-see :attr:`AgentUnderTest.cannot_certify`.
+the mode's provider, the harness's tools, or a route of the loopback model bridge
+in front of the provider). Grading sees only the
+:class:`~zeroclaw_eval.grading.record.RunRecord` the session leaves. What an agent
+cannot make observable, it refuses at admission: see
+:attr:`AgentUnderTest.cannot_certify`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from zeroclaw_eval.grading.family import Problem
+from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.bridge.server import ModelBridge
+    from zeroclaw_eval.bridge.wire import BridgeRequest
     from zeroclaw_eval.case.fixture import LlmTrace
     from zeroclaw_eval.config import EvalConfig
     from zeroclaw_eval.grading.record import RunRecord
     from zeroclaw_eval.modes.base import CaseProvider
-    from zeroclaw_eval.protocol import Tool
+    from zeroclaw_eval.protocol import ModelReply, Tool
 
 #: The agent run when neither ``[eval].agent`` nor ``--agent`` names one.
 DEFAULT_AGENT = "reference"
+
+
+class Route(Protocol):
+    """One case attempt's private way to the model bridge: the URL and key its agent
+    is given, and what went wrong on it.
+
+    ``base_url`` is what the OpenAI SDKs take (``.../v1``), ``root_url`` what the
+    SDKs that add ``/v1`` themselves take (Anthropic's); ``errors`` holds one line
+    per request the route refused (a script run dry, a malformed request, a wrong
+    key), in order. :meth:`close` stops serving the route; it is idempotent.
+    """
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def root_url(self) -> str: ...
+
+    @property
+    def api_key(self) -> str: ...
+
+    @property
+    def errors(self) -> Sequence[str]: ...
+
+    def close(self) -> None: ...
+
+
+class RouteOpener(Protocol):
+    """What an agent may ask of the run's loopback model bridge: a route of its own.
+
+    ``answer`` answers each request made on the route, one at a time, and raises
+    :class:`~zeroclaw_eval.errors.RunError` when it cannot; ``label`` names the
+    case in the bridge's refusals. The bridge itself (its server, its other
+    routes) stays the run's.
+    """
+
+    def open_route(self, label: str, answer: Callable[[BridgeRequest], ModelReply]) -> Route: ...
 
 
 @dataclass(frozen=True)
@@ -40,16 +79,18 @@ class ModelSide:
 
     ``provider`` is the mode's model side for this case (the runner brackets each
     turn on it); ``tools`` the harness's tools for this case (an agent with tools of
-    its own ignores them); ``bridge`` the run's loopback model bridge, started for
-    agents whose :attr:`AgentUnderTest.needs_bridge` is true and ``None`` otherwise.
-    ``case`` names the case in error messages only.
+    its own ignores them); ``max_tool_iterations`` the model round trips asking
+    for tools one turn may take, for an agent loop that honours it; ``bridge``
+    opens routes of the run's loopback model bridge, for agents whose
+    :attr:`AgentUnderTest.needs_bridge` is true (``None`` otherwise). ``case``
+    names the case in error messages only.
     """
 
     case: str
     provider: CaseProvider
     tools: Mapping[str, Tool]
-    config: EvalConfig
-    bridge: ModelBridge | None = None
+    max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS
+    bridge: RouteOpener | None = None
 
 
 class AgentSession(ABC):

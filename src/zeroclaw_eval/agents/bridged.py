@@ -31,7 +31,8 @@ from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.protocol import ModelReply, ToolResult
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.bridge.wire import BridgeRequest, BridgeRoute
+    from zeroclaw_eval.agents.base import Route
+    from zeroclaw_eval.bridge.wire import BridgeRequest
 
 #: Why a bridged agent refuses ``all_tools_succeeded``.
 UNOBSERVABLE_SUCCESS = (
@@ -118,7 +119,7 @@ class BridgedSession(AgentSession):
         self._exchanges: list[Exchange] = []
         self._responses: list[str] = []
         self._closed = False
-        self.route: BridgeRoute = side.bridge.open_route(side.case, self._answer)
+        self.route: Route = side.bridge.open_route(side.case, self._answer)
 
     def _answer(self, request: BridgeRequest) -> ModelReply:
         # The bridge serialises the requests of one route, so the provider, a

@@ -131,6 +131,11 @@ class ModelBridge:
             self._routes[route.token] = route
         return route
 
+    def routes(self) -> Routes:
+        """What an agent under test is handed: a way to open routes, and nothing else
+        of the server (neither :meth:`close` nor the other cases' routes)."""
+        return Routes(self)
+
     def lookup(self, token: str) -> BridgeRoute | None:
         """The route with ``token``, open or closed-but-still-held, else ``None``."""
         with self._lock:
@@ -152,6 +157,19 @@ class ModelBridge:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class Routes:
+    """Opens routes of one :class:`ModelBridge`: all an agent under test may ask of it."""
+
+    __slots__ = ("_bridge",)
+
+    def __init__(self, bridge: ModelBridge) -> None:
+        self._bridge = bridge
+
+    def open_route(self, label: str, answer: Answer) -> BridgeRoute:
+        """See :meth:`ModelBridge.open_route`."""
+        return self._bridge.open_route(label, answer)
 
 
 class _Server(ThreadingHTTPServer):

@@ -11,8 +11,8 @@ about to run, so registering this mode costs a replay run nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from zeroclaw_eval.case.fixture import LlmTrace
@@ -31,7 +31,6 @@ HARNESS_FIELDS = frozenset(
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
-    from zeroclaw_eval.plugins.registry import Registry
 
 
 class LiveMode(RunMode):
@@ -39,11 +38,12 @@ class LiveMode(RunMode):
 
     name = "live"
     description = "ask an OpenAI-compatible chat-completions endpoint ([eval.live])"
+    talks_to_provider = True
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         return ()  # steps are optional: the model writes the responses
 
-    def check_config(self, config: EvalConfig, registry: Registry) -> None:
+    def check_config(self, config: EvalConfig, tools: Collection[str]) -> None:
         live = config.live
         if live.base_url is None or live.model is None:
             key = "base_url" if live.base_url is None else "model"
@@ -52,7 +52,7 @@ class LiveMode(RunMode):
             raise ConfigError(
                 f"eval.live.base_url={live.base_url!r}: must be an http:// or https:// URL"
             )
-        check_allowed(config, registry.tools)
+        check_allowed(config, tools)
         for key in live.extra_body:
             if key in HARNESS_FIELDS:
                 raise ConfigError(
@@ -72,6 +72,9 @@ class LiveMode(RunMode):
 
     def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
         return select(available, config)
+
+    def generation_settings(self, config: EvalConfig) -> Mapping[str, Any]:
+        return config.live.generation()
 
     def concurrency(self, config: EvalConfig) -> int:
         return config.live.max_concurrency

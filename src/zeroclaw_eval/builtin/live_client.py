@@ -39,10 +39,9 @@ from typing import Any
 
 from zeroclaw_eval.config import LiveConfig
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.modes import notes as casenotes
 from zeroclaw_eval.modes.base import CaseProvider
+from zeroclaw_eval.modes.notes import case_notes
 from zeroclaw_eval.protocol import Message, ModelReply, Tool, ToolCallRequest
-from zeroclaw_eval.report.model import Retry
 
 #: The longest ``Retry-After`` honoured; a server asking for more is waited on this long.
 MAX_RETRY_AFTER_S = 60.0
@@ -98,7 +97,7 @@ class ChatCompletionsClient:
         self._sleep = sleep
         self._case_deadline = case_deadline
         self._retries_left = config.max_retries
-        self._notes = casenotes.current()  # the case's, whichever thread sends
+        self._notes = case_notes()  # the case's, whichever thread sends
 
     def complete(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Send one request and return the reply document. Raises :class:`RunError`."""
@@ -127,7 +126,7 @@ class ChatCompletionsClient:
                 )
             self._retries_left -= 1
             reason = f"HTTP {status}" + (f", Retry-After {retry_after}" if retry_after else "")
-            self._notes.retried(Retry(reason, attempt, delay))
+            self._notes.retried(reason, attempt, delay)
             self._sleep(delay)
 
     def _post(self, data: bytes) -> tuple[int, str | None, bytes]:
@@ -452,7 +451,7 @@ class LiveProvider(CaseProvider):
         self._turn = 0
         self._generated = 0
         # Taken now, on the case's thread: a bridge may call respond() from another.
-        self._notes = casenotes.current()
+        self._notes = case_notes()
 
     def begin_turn(self, turn: int) -> None:
         self._turn = turn

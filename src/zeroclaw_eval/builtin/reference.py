@@ -19,7 +19,7 @@ class ReferenceSession(AgentSession):
     """One fresh reference loop, its history and its record, for one case."""
 
     def __init__(self, side: ModelSide) -> None:
-        self.agent = Agent(side.provider, dict(side.tools), side.config.max_tool_iterations)
+        self.agent = Agent(side.provider, dict(side.tools), side.max_tool_iterations)
 
     def run_turn(self, turn: int, user_input: str) -> str:
         return self.agent.run_turn(turn, user_input)

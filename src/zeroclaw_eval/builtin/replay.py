@@ -10,7 +10,7 @@ lucky.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from zeroclaw_eval.case.fixture import LlmTrace, Step, TextResponse, ToolCallsResponse
@@ -18,14 +18,13 @@ from zeroclaw_eval.case.offer import check_allowed, select
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.modes import notes as casenotes
 from zeroclaw_eval.modes.base import CaseProvider, RunMode
+from zeroclaw_eval.modes.notes import case_notes
 from zeroclaw_eval.protocol import Message, ModelReply, Tool, ToolCallRequest
 from zeroclaw_eval.report.model import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
-    from zeroclaw_eval.plugins.registry import Registry
 
 
 def to_reply(step: Step) -> ModelReply:
@@ -58,7 +57,7 @@ class ReplayProvider(CaseProvider):
         self._queue: deque[ModelReply] = deque()
         self._turn = 0
         self._scripted = 0
-        self._notes = casenotes.current()  # the case's, whichever thread asks
+        self._notes = case_notes()  # the case's, whichever thread asks
 
     def begin_turn(self, turn: int) -> None:
         self._turn = turn
@@ -90,6 +89,7 @@ class ReplayMode(RunMode):
 
     name = "replay"
     description = "replay the scripted responses of each fixture (deterministic, offline)"
+    replays_scripts = True
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         for index, turn in enumerate(trace.turns):
@@ -101,8 +101,8 @@ class ReplayMode(RunMode):
             for number, step in enumerate(turn.steps or ()):
                 yield from _reused_ids(index, number, step)
 
-    def check_config(self, config: EvalConfig, registry: Registry) -> None:
-        check_allowed(config, registry.tools)
+    def check_config(self, config: EvalConfig, tools: Collection[str]) -> None:
+        check_allowed(config, tools)
 
     def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
         return select(available, config)

@@ -1,15 +1,18 @@
 """Run modes: what plays the model's side of the loop for a case.
 
-``replay`` answers from the fixture's scripted steps; other modes (a live
-provider, say) are registered the same way through
-``zeroclaw_eval_register_modes``.
+``replay`` answers from the fixture's scripted steps, ``live`` asks a real model;
+both are registered like any other mode, through ``zeroclaw_eval_register_modes``.
+The harness never asks a mode its name to know what it does: a mode declares
+what it can do (:attr:`RunMode.replays_scripts`, :attr:`RunMode.talks_to_provider`,
+:meth:`RunMode.generation_settings`), and a third-party mode gets the same
+treatment as the built-ins.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from zeroclaw_eval.protocol import Message, ModelReply, Tool
 
@@ -17,7 +20,6 @@ if TYPE_CHECKING:
     from zeroclaw_eval.case.fixture import LlmTrace
     from zeroclaw_eval.config import EvalConfig
     from zeroclaw_eval.grading.family import Problem
-    from zeroclaw_eval.plugins.registry import Registry
 
 
 class CaseProvider(ABC):
@@ -43,16 +45,35 @@ class RunMode(ABC):
     name: ClassVar[str]
     description: ClassVar[str] = ""
 
+    replays_scripts: ClassVar[bool] = False
+    """Whether the mode answers from the fixtures' scripted steps, as ``replay`` does.
+
+    Such a mode waits on nothing, so the agent's own concurrency
+    (:meth:`~zeroclaw_eval.agents.base.AgentUnderTest.concurrency`) stands instead of
+    the mode's; and ``zeroclaw eval record`` admits the fixtures it writes with it.
+    """
+
+    talks_to_provider: ClassVar[bool] = False
+    """Whether the mode asks a real model, as ``live`` does: ``zeroclaw eval record``
+    runs its cases with such a mode."""
+
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         """Mode-specific admission rules for a well-formed trace (paths from its root)."""
         return ()
 
-    def check_config(self, config: EvalConfig, registry: Registry) -> None:  # noqa: B027
+    def check_config(self, config: EvalConfig, tools: Collection[str]) -> None:  # noqa: B027
         """Refuse, before any case runs, a configuration this mode cannot run with.
 
-        Raise :class:`~zeroclaw_eval.errors.ConfigError` naming the key. Does nothing
-        by default.
+        ``tools`` are the names of the registered tools. Raise
+        :class:`~zeroclaw_eval.errors.ConfigError` naming the key. Does nothing by
+        default.
         """
+
+    def generation_settings(self, config: EvalConfig) -> Mapping[str, Any] | None:
+        """The settings that shape what the model writes in this mode (the model,
+        its temperature...), which a run's report and history record; ``None``, the
+        default, for a mode that takes none (a replay's model writes nothing)."""
+        return None
 
     def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
         """The tools one case's agent may offer and dispatch (default: every registered one).

@@ -1,11 +1,14 @@
 """What the model side tells a case's report: which model answered, what was retried.
 
 The runner opens a :class:`CaseNotes` around each case (:func:`collecting`); a
-provider takes the open one with :func:`current` when it is made (on the case's
-thread) and adds to it as it answers, from whichever thread calls it. A context
-variable carries it, so cases running in parallel threads keep their notes
-apart, and nothing has to be threaded through the agent loop, which never sees
-the model side's bookkeeping.
+provider takes the open one with :func:`case_notes` when it is made (on the
+case's thread) and adds to it as it answers, from whichever thread calls it. A
+context variable carries it, so cases running in parallel threads keep their
+notes apart, and nothing has to be threaded through the agent loop, which never
+sees the model side's bookkeeping.
+
+A third-party mode's provider does the same through the public
+``zeroclaw_eval.case_notes()``; the report shows what it noted beside the built-ins'.
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ class CaseNotes:
         if model and model not in self.models:
             self.models.append(model)
 
-    def retried(self, retry: Retry) -> None:
-        self.retries.append(retry)
+    def retried(self, reason: str, attempt: int, waited_s: float) -> None:
+        """Note a request retried: why (``HTTP 503``), after which attempt of it
+        (1-based), and how long it waited before the next."""
+        self.retries.append(Retry(reason, attempt, waited_s))
 
 
 _OPEN: ContextVar[CaseNotes | None] = ContextVar("zeroclaw_eval_case_notes", default=None)
@@ -49,8 +54,9 @@ def collecting() -> Iterator[CaseNotes]:
         _OPEN.reset(token)
 
 
-def current() -> CaseNotes:
+def case_notes() -> CaseNotes:
     """The notes of the case running on this thread (a throwaway set outside any case,
-    so that a provider used on its own still works)."""
+    so that a provider used on its own still works). Take them when the provider is
+    made, which happens on the case's thread; use them from any thread after."""
     notes = _OPEN.get()
     return notes if notes is not None else CaseNotes()

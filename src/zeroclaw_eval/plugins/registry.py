@@ -113,14 +113,20 @@ def _each(pm: pluggy.PluginManager, hook_name: str) -> list[tuple[str, tuple[Any
     pluggy's relay would merge all implementations into one call and lose who
     registered what; calling each implementation with its own ``register`` keeps
     the attribution that duplicate-name errors and ``zeroclaw eval plugins`` need.
+    A hook wrapper has nothing to wrap in a registration hook, so one is refused:
+    skipping it would drop whatever it meant to register, silently.
     """
     found: list[tuple[str, tuple[Any, ...]]] = []
     hook = getattr(pm.hook, hook_name)
     # get_hookimpls() lists first-registered first: built-ins before entry points.
     for impl in hook.get_hookimpls():
-        if impl.hookwrapper or impl.wrapper:
-            continue
         plugin = impl.plugin_name
+        if impl.hookwrapper or impl.wrapper:
+            raise PluginLoadError(
+                f"plugin {plugin!r} implements {hook_name} as a hook wrapper; "
+                "registration hooks take plain implementations only (drop "
+                "wrapper=True / hookwrapper=True and call register)"
+            )
 
         def register(*args: Any, _plugin: str = plugin) -> None:
             found.append((_plugin, args))

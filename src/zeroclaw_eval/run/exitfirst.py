@@ -23,7 +23,6 @@ from zeroclaw_eval.run.runner import (
     Progress,
     SuiteInterrupted,
     interrupted_report,
-    live_settings,
     pass_ks,
     run_cases,
 )
@@ -74,7 +73,7 @@ def run_until_failure(
             repeats=config.repeats,
             ks=pass_ks(config),
             agent=agent.run_name,
-            live_settings=live_settings(mode, config),
+            live_settings=mode.generation_settings(config),
         )
     listed = tuple(
         report
@@ -91,5 +90,5 @@ def run_until_failure(
         repeats=config.repeats,
         ks=pass_ks(config),
         agent=agent.run_name,
-        live_settings=live_settings(mode, config),
+        live_settings=mode.generation_settings(config),
     )

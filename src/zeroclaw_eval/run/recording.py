@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from zeroclaw_eval.case.admission import Case, admit_data
 from zeroclaw_eval.case.fixture import LlmTrace
 from zeroclaw_eval.case.offer import check_offer, offered_names
-from zeroclaw_eval.errors import AdmissionError, RunError, ZeroclawEvalError
+from zeroclaw_eval.errors import AdmissionError, ConfigError, RunError, ZeroclawEvalError
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.modes.base import CaseProvider, RunMode
 from zeroclaw_eval.protocol import Message, ModelReply, Tool
@@ -59,15 +59,21 @@ class RecordingMode(RunMode):
 
     def __init__(self, inner: RunMode) -> None:
         self.inner = inner
-        self.name = inner.name  # type: ignore[misc]  # reports name the recorded mode
+        # Reports name the recorded mode, and it keeps what it can do.
+        self.name = inner.name  # type: ignore[misc]
+        self.replays_scripts = inner.replays_scripts  # type: ignore[misc]
+        self.talks_to_provider = inner.talks_to_provider  # type: ignore[misc]
         self._lock = threading.Lock()
         self._recorded: dict[int, RecordingProvider] = {}
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         return self.inner.admit(trace)
 
-    def check_config(self, config: EvalConfig, registry: Registry) -> None:
-        self.inner.check_config(config, registry)
+    def check_config(self, config: EvalConfig, tools: Collection[str]) -> None:
+        self.inner.check_config(config, tools)
+
+    def generation_settings(self, config: EvalConfig) -> Mapping[str, Any] | None:
+        return self.inner.generation_settings(config)
 
     def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
         return self.inner.tools(available, config)
@@ -183,13 +189,14 @@ def record_suite(
     :class:`~zeroclaw_eval.errors.ZeroclawEvalError` for either, and when a
     fixture cannot be written.
     """
-    from zeroclaw_eval.run.runner import select_mode
     from zeroclaw_eval.run.session import Plan
 
     registry = session.registry
-    config = session.loaded.config.model_copy(update={"mode": "live", "repeats": 1, "pass_k": None})
-    live = RecordingMode(select_mode(registry, "live"))
-    replay = select_mode(registry, "replay")
+    provider, scripted = recording_modes(registry, session.loaded.config.mode)
+    config = session.loaded.config.model_copy(
+        update={"mode": provider.name, "repeats": 1, "pass_k": None}
+    )
+    live = RecordingMode(provider)
     plan = Plan(config, live, session.agent(), formatter, ())
     cases = session.admit(plan, directory=suite, admitted=admitted)
     targets = [out / Path(case.source).name for case in cases]
@@ -208,7 +215,7 @@ def record_suite(
         if case_report.error is None:
             document = fixture_document(case, live.replies(case))
             try:
-                write_fixture(document, target, registry, replay, config)
+                write_fixture(document, target, registry, scripted, config)
             except AdmissionError as exc:
                 refused.append(f"{exc} (recorded, not written)")
                 continue
@@ -216,3 +223,28 @@ def record_suite(
                 raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
             written += 1
     return Recorded(report, written, tuple(refused))
+
+
+def recording_modes(registry: Registry, configured: str) -> tuple[RunMode, RunMode]:
+    """The mode ``record`` runs its cases in, and the one its fixtures must replay in.
+
+    The first talks to a provider: ``configured`` (``[eval].mode``) when it does,
+    else the first registered mode that does (``live``). The second is the first
+    registered mode that replays scripts (``replay``). Raises
+    :class:`~zeroclaw_eval.errors.ConfigError` when either is missing.
+    """
+    modes = [entry.obj for entry in registry.modes.values()]
+    chosen = registry.modes.get(configured)
+    talking = [mode for mode in modes if mode.talks_to_provider]
+    if chosen is not None and chosen.obj.talks_to_provider:
+        talking.insert(0, chosen.obj)
+    scripted = [mode for mode in modes if mode.replays_scripts]
+    for found, what in ((talking, "talks to a provider"), (scripted, "replays scripts")):
+        if not found:
+            blocked = (
+                f" (blocked plugins: {', '.join(registry.blocked)})" if registry.blocked else ""
+            )
+            raise ConfigError(
+                f"record needs a run mode that {what}, and none is registered{blocked}"
+            )
+    return talking[0], scripted[0]

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.agents.attach import select_agent
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
@@ -41,7 +41,7 @@ from zeroclaw_eval.run.supervise import Supervisor
 from zeroclaw_eval.workspace import fresh_workspace
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.bridge.server import ModelBridge
+    from zeroclaw_eval.agents.base import RouteOpener
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -84,13 +84,13 @@ def execute(
     config: EvalConfig,
     *,
     agent: AgentUnderTest | None = None,
-    bridge: ModelBridge | None = None,
+    bridge: RouteOpener | None = None,
     opened: Callable[[AgentSession], None] | None = None,
 ) -> RunRecord:
     """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
 
-    ``agent`` defaults to the one ``config`` selects; ``bridge`` is the run's model
-    bridge, for an agent that needs one. The runner brackets each turn on the
+    ``agent`` defaults to the one ``config`` selects; ``bridge`` opens routes of the
+    run's model bridge, for an agent that needs one. The runner brackets each turn on the
     mode's provider, so a turn that ends before its scripted steps are used is a
     run error whatever the agent. ``opened`` is told the session as soon as it
     exists, so that a case abandoned from another thread can be closed.
@@ -98,7 +98,8 @@ def execute(
     agent = agent if agent is not None else select_agent(registry, config.agent)
     provider = mode.provider(case.trace, config)
     tools = mode.tools(registry.make_tools(), config)
-    session = agent.start(ModelSide(case.name, provider, tools, config, bridge))
+    side = ModelSide(case.name, provider, tools, config.max_tool_iterations, bridge)
+    session = agent.start(side)
     try:
         if opened is not None:
             opened(session)
@@ -127,7 +128,7 @@ def attempt(
     config: EvalConfig,
     *,
     agent: AgentUnderTest | None = None,
-    bridge: ModelBridge | None = None,
+    bridge: RouteOpener | None = None,
     opened: Callable[[AgentSession], None] | None = None,
 ) -> CaseReport:
     """Run and grade one case on this thread, turning every failure into its report.
@@ -198,7 +199,7 @@ def run_cases(
     a case abandoned at its time limit, or cut short by an interruption, has its
     session closed (a command agent's processes are killed).
     """
-    mode.check_config(config, registry)
+    mode.check_config(config, registry.tools.keys())
     agent = agent if agent is not None else select_agent(registry, config.agent)
     agent.check_config(config)
     ks = pass_ks(config)
@@ -272,7 +273,7 @@ def run_cases(
                 repeats=repeats,
                 ks=ks,
                 agent=agent.run_name,
-                live_settings=live_settings(mode, config),
+                live_settings=mode.generation_settings(config),
             )
         finally:
             sessions.close_all()
@@ -286,13 +287,8 @@ def run_cases(
         repeats=repeats,
         ks=ks,
         agent=agent.run_name,
-        live_settings=live_settings(mode, config),
+        live_settings=mode.generation_settings(config),
     )
-
-
-def live_settings(mode: RunMode, config: EvalConfig) -> dict[str, Any] | None:
-    """The generation settings a ``live`` run records (``None`` in any other mode)."""
-    return config.live.generation() if mode.name == "live" else None
 
 
 def by_case(attempts: Sequence[CaseReport], repeats: int) -> tuple[CaseReport, ...]:

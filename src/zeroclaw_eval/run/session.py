@@ -273,7 +273,7 @@ class Session:
         """Let the mode and the agent refuse the configuration now, before anything
         runs (the runner asks them again before it runs cases). Raises
         :class:`~zeroclaw_eval.errors.ConfigError`."""
-        plan.mode.check_config(plan.config, self.registry)
+        plan.mode.check_config(plan.config, self.registry.tools.keys())
         plan.agent.check_config(plan.config)
 
     # --- admitting and running --------------------------------------------------

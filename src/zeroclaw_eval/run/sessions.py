@@ -20,21 +20,21 @@ from zeroclaw_eval.errors import ZeroclawEvalError
 from zeroclaw_eval.modes.base import RunMode
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.bridge.server import ModelBridge
+    from zeroclaw_eval.agents.base import RouteOpener
 
 
 def workers(mode: RunMode, agent: AgentUnderTest, config: EvalConfig) -> int:
     """How many cases run at once: the mode's number, unless the agent asks for its own.
 
-    Replay's one-at-a-time is no limit of its own (the reference loop is CPU-bound),
-    so there the agent's number stands; any other mode still bounds it (``live``
-    protects its endpoint).
+    A mode that replays scripts sets no limit of its own (its one-at-a-time only
+    says the reference loop is CPU-bound), so there the agent's number stands; any
+    other mode still bounds it (``live`` protects its endpoint).
     """
     allowed = mode.concurrency(config)
     wanted = agent.concurrency(config)
     if wanted is None:
         return allowed
-    return wanted if mode.name == "replay" else min(wanted, allowed)
+    return wanted if mode.replays_scripts else min(wanted, allowed)
 
 
 class OpenSessions:
@@ -79,8 +79,12 @@ def _close_quietly(session: AgentSession) -> None:
 
 
 @contextmanager
-def model_bridge(needed: bool) -> Iterator[ModelBridge | None]:
-    """The run's loopback model bridge when ``needed``, stopped on every way out."""
+def model_bridge(needed: bool) -> Iterator[RouteOpener | None]:
+    """The run's loopback model bridge when ``needed``, stopped on every way out.
+
+    What is yielded opens routes of it, as agents are handed it
+    (:attr:`~zeroclaw_eval.agents.base.ModelSide.bridge`): not the server itself.
+    """
     if not needed:
         yield None
         return
@@ -94,6 +98,6 @@ def model_bridge(needed: bool) -> Iterator[ModelBridge | None]:
             raise ZeroclawEvalError(
                 f"the model bridge could not start on 127.0.0.1: {exc.strerror or exc}"
             ) from None
-        yield bridge
+        yield bridge.routes()
     finally:
         bridge.close()
