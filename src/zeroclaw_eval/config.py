@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +32,6 @@ from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.family import NonEmptyStr
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
 from zeroclaw_eval.util.wording import MISSING, describe, dotted, shown
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 
 #: Default wall-clock limit on one case, in seconds.
 DEFAULT_CASE_TIMEOUT_S = 300.0
@@ -138,6 +131,8 @@ class AgentTable(BaseModel):
     def attached(self) -> str:
         """What the table attaches, as written: the factory's ``module:callable``, or
         the command line."""
+        import shlex
+
         return self.factory if self.factory is not None else shlex.join(self.command or ())
 
     @model_validator(mode="after")
@@ -271,6 +266,11 @@ def _walk_up(cwd: Path) -> LoadedConfig:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    # Imported when there is a file to read: a run with no configuration needs no parser.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         with path.open("rb") as handle:
             document: dict[str, Any] = tomllib.load(handle)

@@ -6,7 +6,6 @@ for any :class:`ZeroclawEvalError` and exits 1; nothing below it prints.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 
@@ -19,6 +18,8 @@ def one_line(text: str) -> str:
     """
     if text.isprintable():
         return text
+    import unicodedata  # only for text that needs escaping
+
     return "".join(
         char.encode("unicode_escape").decode("ascii")
         if unicodedata.category(char) in ("Cc", "Cs", "Zl", "Zp")

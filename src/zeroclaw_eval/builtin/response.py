@@ -15,7 +15,6 @@ from zeroclaw_eval.grading.family import Family, NonEmptyStr, Problem
 from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.model import CheckResult, shorten
-from zeroclaw_eval.util import regexsearch
 
 
 def _observed(run: RunRecord) -> str:
@@ -100,7 +99,10 @@ class ResponseMatches(Family[list[str]]):
         if run.final_response is None:
             return CheckResult(check, False, f"no match: {_observed(run)}")
         # In a separate process with a time limit: a catastrophically backtracking
-        # pattern must fail its check, not hang the run (see regexsearch).
+        # pattern must fail its check, not hang the run (see regexsearch, imported
+        # here: it brings subprocess and threads, which only this family needs).
+        from zeroclaw_eval.util import regexsearch
+
         outcome = regexsearch.search(pattern, run.final_response)
         if isinstance(outcome, regexsearch.Found):
             return CheckResult(check, True, f"matched {shorten(outcome.text)}")

@@ -9,44 +9,77 @@ from importlib import metadata
 from pathlib import Path
 
 from zeroclaw_eval.plugins.manager import PluginManager
+from zeroclaw_eval.util.distinfo import name_and_version
+
+_STATUS = ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"]
+
+
+class GitState:
+    """``git status`` of the work tree holding a directory, asked in the background.
+
+    The command starts when this is made and is read by :meth:`result`, so that it
+    runs while the cases do: a run pays for git's start-up once, not in its wall
+    time. :meth:`close` ends it if it is still running.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        try:
+            self._process: subprocess.Popen[str] | None = subprocess.Popen(
+                _STATUS,
+                cwd=directory if directory.is_dir() else directory.parent,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+        except (OSError, subprocess.SubprocessError):  # git is not installed
+            self._process = None
+
+    def result(self, timeout_s: float = 10) -> tuple[str | None, bool | None]:
+        """``(commit, dirty)``; ``(None, None)`` outside a work tree, without git, or
+        when git does not answer within ``timeout_s``.
+
+        Untracked files do not make a tree dirty (as for ``git describe --dirty``):
+        a stray file does not change what ran.
+        """
+        if self._process is None:
+            return None, None
+        try:
+            stdout, _ = self._process.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.close()
+            return None, None
+        if self._process.returncode != 0:
+            return None, None
+        commit = None
+        dirty = False
+        for line in stdout.splitlines():
+            if line.startswith("# branch.oid "):
+                oid = line.removeprefix("# branch.oid ").strip()
+                commit = None if oid == "(initial)" else oid
+            elif not line.startswith("#"):
+                dirty = True
+        return commit, dirty
+
+    def close(self) -> None:
+        """Stop git if it still runs, and reap it. Idempotent."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.communicate()
 
 
 def git_state(directory: Path) -> tuple[str | None, bool | None]:
-    """``(commit, dirty)`` of the git work tree holding ``directory``; ``(None, None)``
-    outside one, or when git is not installed.
-
-    One ``git status`` call gives both. Untracked files do not make a tree dirty (as
-    for ``git describe --dirty``): a stray file does not change what ran.
-    """
-    try:
-        completed = subprocess.run(
-            ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"],
-            cwd=directory if directory.is_dir() else directory.parent,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None, None
-    if completed.returncode != 0:
-        return None, None
-    commit = None
-    dirty = False
-    for line in completed.stdout.splitlines():
-        if line.startswith("# branch.oid "):
-            oid = line.removeprefix("# branch.oid ").strip()
-            commit = None if oid == "(initial)" else oid
-        elif not line.startswith("#"):
-            dirty = True
-    return commit, dirty
+    """``(commit, dirty)`` of the git work tree holding ``directory``, now (see
+    :meth:`GitState.result`)."""
+    return GitState(directory).result()
 
 
 def plugin_versions(pm: PluginManager) -> list[dict[str, str | None]]:
     """Every loaded plugin: its name, distribution and version (a built-in's are
     zeroclaw-eval's own)."""
     try:
-        own = metadata.version("zeroclaw-eval")
+        _, own = name_and_version(metadata.distribution("zeroclaw-eval"))
     except metadata.PackageNotFoundError:  # run from a source tree
         own = None
     return [

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import LoadedConfig
+    from zeroclaw_eval.history.provenance import GitState
+    from zeroclaw_eval.history.store import History
     from zeroclaw_eval.plugins.manager import PluginManager
     from zeroclaw_eval.report.model import SuiteReport
 
@@ -38,26 +40,41 @@ def history_path(loaded: LoadedConfig, flag: Path | None) -> Path:
 
 
 class RunRecorder:
-    """Where a ``run`` is recorded (``path``; ``None`` with ``--no-history``), and
-    when it started. The history is checked before any case runs, so that a bad
-    one fails fast, and written once the report is out."""
+    """Records one ``run`` in its history (``history`` is ``None`` with ``--no-history``).
 
-    def __init__(self, path: Path | None, directory: Path, suite: str) -> None:
-        self.path = path
+    The history is opened and checked before any case runs, so that a bad one
+    fails fast, and the same connection appends the run once its report is out.
+    ``git status`` runs meanwhile, in the background (:class:`GitState`). Use it
+    as a context manager, or :meth:`close` it: whatever way the run ends, the
+    connection is closed and git is reaped.
+    """
+
+    def __init__(self, history: History | None, directory: Path, suite: str) -> None:
+        self.history = history
         self.directory = directory
         self.suite = suite
         self.started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         self._started = time.perf_counter()
+        self._git: GitState | None = None
+        if history is not None:
+            from zeroclaw_eval.history.provenance import GitState
+
+            self._git = GitState(directory)
+
+    @property
+    def path(self) -> Path | None:
+        """The history file, or ``None`` with ``--no-history``."""
+        return self.history.path if self.history is not None else None
 
     def append(self, report: SuiteReport, pm: PluginManager | None) -> None:
         """Record the run; nothing happens with ``--no-history``, or for a suite that
         ran no case. Raises :class:`~zeroclaw_eval.errors.HistoryError`."""
-        if self.path is None or not report.cases:
+        if self.history is None or not report.cases:
             return
-        from zeroclaw_eval.history.provenance import git_state, plugin_versions
-        from zeroclaw_eval.history.store import RunInfo, open_history
+        from zeroclaw_eval.history.provenance import plugin_versions
+        from zeroclaw_eval.history.store import RunInfo
 
-        commit, dirty = git_state(self.directory)
+        commit, dirty = self._git.result() if self._git is not None else (None, None)
         info = RunInfo(
             started_at=self.started_at,
             suite=self.suite,
@@ -67,20 +84,29 @@ class RunRecorder:
             git_commit=commit,
             git_dirty=dirty,
         )
-        with open_history(self.path) as history:
-            history.append(report, info)
+        self.history.append(report, info)
 
     def durations(self, mode: str, least_cases: int) -> dict[str, float]:
         """The recorded median duration of each case of this suite in ``mode``, from
         runs of at least ``least_cases`` cases (see
         :meth:`~zeroclaw_eval.history.store.History.case_durations`); empty with
         ``--no-history``, or when the history holds no such run."""
-        if self.path is None:
+        if self.history is None:
             return {}
-        from zeroclaw_eval.history.store import open_history
+        return self.history.case_durations(self.suite, mode, least_cases)
 
-        with open_history(self.path) as history:
-            return history.case_durations(self.suite, mode, least_cases)
+    def close(self) -> None:
+        """Close the history and stop git if it still runs. Idempotent."""
+        if self._git is not None:
+            self._git.close()
+        if self.history is not None:
+            self.history.close()
+
+    def __enter__(self) -> RunRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def filed_under(directory: Path, paths: Sequence[Path], label: str) -> str:
@@ -107,6 +133,4 @@ def open_run_history(
 
     if disabled or (flag is None and os.environ.get(NO_HISTORY_ENV, "") not in ("", "0")):
         return RunRecorder(None, directory, suite)
-    path = history_path(loaded, flag)
-    open_history(path, writable=True).close()
-    return RunRecorder(path, directory, suite)
+    return RunRecorder(open_history(history_path(loaded, flag), writable=True), directory, suite)

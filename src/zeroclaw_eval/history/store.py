@@ -11,7 +11,8 @@ the first one on; opening an older history brings it up to date, and a history
 from a newer zeroclaw-eval is refused rather than misread. The database runs in
 WAL mode and every write is one ``BEGIN IMMEDIATE`` transaction under a generous
 busy timeout, so several processes appending at once (parallel CI jobs on one
-machine) queue instead of losing a run.
+machine) queue instead of losing a run. Commits do not wait for the disk
+(``synchronous=NORMAL``): a power loss may cost the last run, never the history.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import statistics
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -257,6 +257,8 @@ class History:
         )
         with self._errors("read the runs"):
             ids = [row[0] for row in self._db.execute(query, (suite, mode, least_cases, runs))]
+        import statistics  # for --shard only
+
         seconds: dict[str, list[float]] = {}
         for attempt in self.attempts(ids):
             seconds.setdefault(attempt.case_name, []).append(attempt.duration_s)
@@ -392,6 +394,10 @@ def _prepare(history: History, db: sqlite3.Connection, writable: bool) -> None:
     path = history.path
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # In WAL mode, NORMAL commits without waiting for the disk: a run appended
+        # just before the machine loses power may be lost, never the file. The
+        # history is a record for people, not the gate (docs/RELIABILITY.md).
+        db.execute("PRAGMA synchronous = NORMAL")
         version = _version(db)
     except sqlite3.DatabaseError as exc:
         raise HistoryError(f"{path}: not a readable SQLite database ({exc})") from None

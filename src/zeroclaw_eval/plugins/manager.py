@@ -18,6 +18,7 @@ import pluggy
 
 from zeroclaw_eval import hookspecs
 from zeroclaw_eval.errors import PluginLoadError
+from zeroclaw_eval.util.distinfo import name_and_version
 
 #: The default plugins, registered in this order before any entry point.
 #: Each is an ordinary plugin module using the public ``hookimpl`` marker.
@@ -113,8 +114,8 @@ def get_plugin_manager(
             # blocking is also the way around a plugin that breaks on import.
             if pm.is_blocked(ep.name):
                 continue
-            dist = ep.dist.name if ep.dist is not None else "unknown distribution"
-            version = ep.dist.version if ep.dist is not None else None
+            found, version = name_and_version(ep.dist) if ep.dist is not None else (None, None)
+            dist = found or "unknown distribution"
             label = f"plugin {ep.name!r} (entry point {ep.name} = {ep.value}, distribution {dist})"
             try:
                 plugin = ep.load()

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import AgentUnderTest
     from zeroclaw_eval.case.admission import Case
     from zeroclaw_eval.config import EvalConfig, LoadedConfig
+    from zeroclaw_eval.history.recorder import RunRecorder
     from zeroclaw_eval.modes.base import RunMode
     from zeroclaw_eval.plugins.manager import PluginManager
     from zeroclaw_eval.plugins.registry import Registered
@@ -179,6 +180,8 @@ class Session:
     def report_targets(self, specs: Sequence[str] | None) -> list[ReportTarget]:
         """The report files ``specs`` (``--report``) name, else those of the
         configuration's ``report`` key (paths relative to its file)."""
+        if not (self.loaded.config.report if specs is None else specs):
+            return []
         from zeroclaw_eval.report.targets import relative_to, resolve
 
         if specs is None:
@@ -380,83 +383,95 @@ class Session:
         :func:`~zeroclaw_eval.run.runner.sigterm_interrupts`).
         """
         from zeroclaw_eval.history.recorder import filed_under, open_run_history
-        from zeroclaw_eval.report.targets import check_writable, write_reports
 
         plan = self.plan(request)
-        check_writable(plan.targets)  # before any case runs
+        if plan.targets:
+            from zeroclaw_eval.report.targets import check_writable
+
+            check_writable(plan.targets)  # before any case runs
         directory = self.suite_dir(request.suite)
         label = self._label(request.paths, directory)
         sharded = (request.shard.index, request.shard.count) if request.shard else None
-        recorder = open_run_history(
+        with open_run_history(
             self.loaded,
             request.history,
             request.no_history,
             directory,
             filed_under(directory, request.paths, label),
-        )
-        try:
-            cases = self.admit(plan, request.paths, directory, admitted=admitted)
-            selected, suite_total, selected_total = cases, len(cases), len(cases)
-            if request.keyword is not None or request.shard is not None:
-                from zeroclaw_eval.selection.select import select
-
-                durations = None
-                if request.shard is not None:  # balanced by the history's durations
-                    chosen = len(select(cases, request.keyword).cases)
-                    durations = recorder.durations(plan.config.mode, chosen)
-                narrowed = select(cases, request.keyword, request.shard, durations)
-                selected = narrowed.cases
-                suite_total, selected_total = narrowed.suite_total, narrowed.selected_total
-        except SuiteLoadError as exc:
-            report = SuiteReport(
-                label, (), plan.config.mode, (str(exc), *exc.problems), shard=sharded
-            )
-            # The reports are still rendered (a machine-readable stdout, CI's files);
-            # a failure there is reported, and the load error still is.
+        ) as recorder:
             try:
-                if emit is not None and plan.formatter.machine_readable:
-                    emit(self.render(plan.formatter, report))
-                write_reports(plan.targets, report)
-            except ZeroclawEvalError as failure:
-                if warn is not None:
-                    warn(str(failure))
-            raise
-        except KeyboardInterrupt:
-            error = "interrupted by SIGINT while the suite loaded: no case was run"
-            report = SuiteReport(
-                label,
-                (),
-                plan.config.mode,
-                (error,),
-                plan.config.gating,
-                interrupted="SIGINT",
-                shard=sharded,
-            )
-            if emit is not None:
-                emit(self.render(plan.formatter, report))
-            write_reports(plan.targets, report)
-            return report
-        from zeroclaw_eval.run.runner import sigterm_interrupts
+                cases = self.admit(plan, request.paths, directory, admitted=admitted)
+                selected, suite_total, selected_total = self._select(request, plan, cases, recorder)
+            except SuiteLoadError as exc:
+                errors = (str(exc), *exc.problems)
+                failed = SuiteReport(label, (), plan.config.mode, errors, shard=sharded)
+                # The reports are still rendered (a machine-readable stdout, CI's
+                # files); a failure there is reported, and the load error still is.
+                try:
+                    self._report(plan, failed, emit if plan.formatter.machine_readable else None)
+                except ZeroclawEvalError as failure:
+                    if warn is not None:
+                        warn(str(failure))
+                raise
+            except KeyboardInterrupt:
+                error = "interrupted by SIGINT while the suite loaded: no case was run"
+                report = SuiteReport(
+                    label,
+                    (),
+                    plan.config.mode,
+                    (error,),
+                    plan.config.gating,
+                    interrupted="SIGINT",
+                    shard=sharded,
+                )
+                self._report(plan, report, emit)
+                return report
+            from zeroclaw_eval.run.runner import sigterm_interrupts
 
-        with sigterm_interrupts():
-            report = self.run_cases(
-                plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
+            with sigterm_interrupts():
+                report = self.run_cases(
+                    plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
+                )
+            report = replace(
+                report,
+                shard=sharded,
+                suite_total=suite_total,
+                selected_total=selected_total,
+                keyword=request.keyword.text if request.keyword is not None else None,
             )
-        report = replace(
-            report,
-            shard=sharded,
-            suite_total=suite_total,
-            selected_total=selected_total,
-            keyword=request.keyword.text if request.keyword is not None else None,
-        )
+            self._report(plan, report, emit)
+            recorder.append(report, self.pm)
+            return report
+
+    def _select(
+        self, request: RunRequest, plan: Plan, cases: list[Case], recorder: RunRecorder
+    ) -> tuple[list[Case], int, int]:
+        """The cases ``-k`` and ``--shard`` keep, the admitted count, and the count
+        ``-k`` kept (what the shards of one run add up to)."""
+        if request.keyword is None and request.shard is None:
+            return cases, len(cases), len(cases)
+        from zeroclaw_eval.selection.select import select
+
+        durations = None
+        if request.shard is not None:  # balanced by the history's durations, if any
+            chosen = len(select(cases, request.keyword).cases)
+            durations = recorder.durations(plan.config.mode, chosen)
+        selected = select(cases, request.keyword, request.shard, durations)
+        return selected.cases, selected.suite_total, selected.selected_total
+
+    def _report(self, plan: Plan, report: SuiteReport, emit: Emit | None) -> None:
+        """``report`` on stdout (when ``emit`` is given), then into every report file."""
         if emit is not None:
             emit(self.render(plan.formatter, report))
-        write_reports(plan.targets, report)
-        recorder.append(report, self.pm)
-        return report
+        if plan.targets:  # the module that writes them is imported only when there are some
+            from zeroclaw_eval.report.targets import write_reports
+
+            write_reports(plan.targets, report)
 
     def _label(self, paths: Sequence[Path], directory: Path) -> str:
         """How the report names the suite: the suite directory, or the PATH arguments."""
+        if not paths:
+            return str(Path(self.shown(directory)))
         from zeroclaw_eval.selection.select import suite_label
 
-        return suite_label([Path(self.shown(path)) for path in paths or (directory,)])
+        return suite_label([Path(self.shown(path)) for path in paths])

@@ -14,17 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from zeroclaw_eval.case.admission import Case
 from zeroclaw_eval.case.suite import admit_files, fixture_paths
 from zeroclaw_eval.errors import SuiteLoadError
-from zeroclaw_eval.modes.base import RunMode
-from zeroclaw_eval.plugins.registry import Registry
-from zeroclaw_eval.selection.keyword import Expression, substring_matcher
-from zeroclaw_eval.selection.shard import ShardSpec, shard
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import AgentUnderTest
+    from zeroclaw_eval.case.admission import Case
     from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.modes.base import RunMode
+    from zeroclaw_eval.plugins.registry import Registry
+    from zeroclaw_eval.selection.keyword import Expression
+    from zeroclaw_eval.selection.shard import ShardSpec
 
 
 class SelectionError(SuiteLoadError):
@@ -112,6 +112,8 @@ def select(
     """
     chosen = list(cases)
     if keyword is not None:
+        from zeroclaw_eval.selection.keyword import substring_matcher
+
         chosen = [case for case in chosen if keyword.evaluate(substring_matcher(*case_names(case)))]
         if not chosen:
             raise SelectionError(
@@ -120,6 +122,8 @@ def select(
             )
     matched = len(chosen)
     if spec is not None:
+        from zeroclaw_eval.selection.shard import shard
+
         chosen = shard(chosen, spec.index, spec.count, durations)
         if not chosen:
             raise SelectionError(
