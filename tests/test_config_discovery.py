@@ -3,10 +3,16 @@ fixtures are named in reports, and reports set in the configuration."""
 
 from __future__ import annotations
 
+import datetime
 import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zeroclaw_eval.config import load_config
 from zeroclaw_eval.testing import fixture, write_fixture
@@ -184,3 +190,76 @@ def test_where_reports_go_does_not_change_the_config_digest() -> None:
 
     assert EvalConfig(report=["junit:out.xml"]).digest() == EvalConfig().digest()
     assert EvalConfig(gating=False).digest() != EvalConfig().digest()
+
+
+def pydantic_digest(config: Any) -> str:
+    """The digest as it was first written: pydantic's own JSON dump of the settings."""
+    import hashlib
+    import json
+
+    settings = config.model_dump(mode="json", exclude={"format", "report", "pass_k", "history"})
+    canonical = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {},
+        {"mode": "live", "case_timeout_s": 12.5, "repeats": 3, "pass_k": [1, 3]},
+        {"live": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "stop": ["\n"]}},
+        {"live": {"extra_body": {"top_k": 40, "nested": {"a": [1, 2.5, None, True]}}}},
+        {"live": {"extra_body": {"when": datetime.date(2026, 12, 3)}}},  # no JSON form
+        {"live": {"temperature": float("inf")}},  # pydantic writes null
+        {"agent": {"command": ["python", "agent.py"], "env": {"K": "v"}}},
+        {"agent": "reference", "gating": False},
+    ],
+)
+def test_the_digest_is_what_pydantic_would_write(table: dict[str, Any]) -> None:
+    # Runs recorded before and after must keep comparing as "same settings".
+    from zeroclaw_eval.config import EvalConfig
+
+    config = EvalConfig.model_validate(table)
+    assert config.digest() == pydantic_digest(config)
+
+
+def test_the_defaults_are_the_empty_table_without_building_a_validator(tmp_path: Path) -> None:
+    from zeroclaw_eval.config import EvalConfig
+
+    code = (
+        "from zeroclaw_eval.config import EvalConfig, load_config\n"
+        "loaded = load_config()\n"
+        "digest = loaded.config.digest()\n"
+        "print(EvalConfig.__pydantic_complete__, digest)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    built, digest = done.stdout.split()
+    assert built == "False"  # no file was read, so no validator was needed
+    assert EvalConfig.defaults() == EvalConfig()
+    assert digest == EvalConfig().digest() == pydantic_digest(EvalConfig())
+
+
+@settings(max_examples=300)
+@given(
+    root=st.sampled_from(["/", "/work/main", "/work/main/", ".", "evals", "/tmp/x"]),
+    parts=st.lists(st.sampled_from(["a", "..", ".", "", "work", "main", "x.json"]), max_size=5),
+    absolute=st.booleans(),
+)
+def test_a_fixture_is_named_as_pathlib_would_name_it(
+    root: str, parts: list[str], absolute: bool
+) -> None:
+    # shown_from works on strings for speed; it must name every path as
+    # PurePath.relative_to does, and one outside the root as given.
+    import os
+
+    from zeroclaw_eval.util.paths import shown_from
+
+    path = Path(("/" if absolute else "") + "/".join(parts) or ".")
+    base = Path(os.path.abspath(root))
+    try:
+        expected = Path(os.path.abspath(path)).relative_to(base).as_posix()
+    except ValueError:
+        expected = os.path.abspath(path) if path.is_absolute() else str(path)
+    assert shown_from(Path(root))(path) == expected

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,13 @@ from zeroclaw_eval.grading.family import NonEmptyStr
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
 from zeroclaw_eval.util.wording import MISSING, describe, dotted, shown
 
+# The validators are built the first time a file is validated: a run with no
+# configuration file, or a table that sets nothing, takes the defaults as they are
+# (EvalConfig.defaults) and never builds them. Mutable defaults are plain values,
+# which pydantic copies for each instance: a default_factory of a builtin (dict,
+# list) has pydantic parse the builtin's text signature to call it, about 2 ms.
+_MODEL_CONFIG = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+
 #: Default wall-clock limit on one case, in seconds.
 DEFAULT_CASE_TIMEOUT_S = 300.0
 
@@ -44,7 +52,7 @@ class LiveConfig(BaseModel):
     environment variable that holds it, so no file, report or recording carries it.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = _MODEL_CONFIG
 
     base_url: str | None = Field(None, min_length=1)
     """Where ``POST {base_url}/chat/completions`` is sent (``http://127.0.0.1:8080/v1``)."""
@@ -70,7 +78,7 @@ class LiveConfig(BaseModel):
     """The sampling seed (sent only when set; servers that support it repeat themselves)."""
     stop: list[NonEmptyStr] | None = None
     """Stop sequences (sent only when set)."""
-    extra_body: dict[str, Any] = Field(default_factory=dict)
+    extra_body: dict[str, Any] = {}
     """More request fields, sent as given (``top_k``, ``repeat_penalty``...); they may
     not set a field the harness sends itself."""
     allowed_tools: list[NonEmptyStr] | None = None
@@ -104,13 +112,13 @@ class AgentTable(BaseModel):
     first on ``sys.path``, and a command word naming a file there is made absolute.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = _MODEL_CONFIG
 
     factory: str | None = Field(None, min_length=1)
     """``module:callable`` called as ``factory(base_url=, api_key=, workspace=)`` per case."""
     command: list[NonEmptyStr] | None = Field(None, min_length=1)
     """The argv of the agent process, started once per case in the case workspace."""
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = {}
     """Variables added to the agent process's environment (``command`` only)."""
     grace_s: float = Field(DEFAULT_AGENT_GRACE_S, gt=0, allow_inf_nan=False)
     """How long the process may take to exit after its stdin is closed before it is killed."""
@@ -161,7 +169,7 @@ _UNION_TAGS = {"agent": ("name", "table")}
 class EvalConfig(BaseModel):
     """The harness settings. Command-line flags override what a file says."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = _MODEL_CONFIG
 
     suite_dir: str = Field("evals/regression", min_length=1)
     """The suite ``zeroclaw eval run`` runs when ``--suite`` is not given."""
@@ -179,9 +187,9 @@ class EvalConfig(BaseModel):
     gating: bool = True
     """Whether failures make ``zeroclaw eval run`` exit 1. Only non-gating suites
     (capability, live) turn it off; the regression gate never does."""
-    live: LiveConfig = Field(default_factory=LiveConfig)
+    live: LiveConfig = Field(default_factory=LiveConfig.model_construct)
     """The ``[eval.live]`` table, read by the ``live`` mode."""
-    report: list[NonEmptyStr] = Field(default_factory=list)
+    report: list[NonEmptyStr] = []
     """Extra reports, each ``FORMAT:PATH`` as ``--report`` takes them (``junit:out.xml``;
     a relative PATH is relative to the file; ``-`` is stdout). ``--report`` replaces them."""
     repeats: int = Field(1, ge=1)
@@ -195,6 +203,15 @@ class EvalConfig(BaseModel):
     agent: AgentSetting = "reference"
     """The agent under test: a registered agent's name, or an ``[eval.agent]`` table."""
 
+    @classmethod
+    def defaults(cls) -> EvalConfig:
+        """The configuration of a run that sets nothing: every key at its default.
+
+        Equal to ``EvalConfig()``, without building the validators that an empty
+        table does not need (defaults are valid by definition).
+        """
+        return cls.model_construct()
+
     def digest(self) -> str:
         """A short, stable fingerprint of the settings that can change a verdict.
 
@@ -202,9 +219,31 @@ class EvalConfig(BaseModel):
         their results can be merged or compared. Where the report goes
         (``format``) does not change a verdict and is left out.
         """
-        settings = self.model_dump(mode="json", exclude=_PRESENTATION_KEYS)
+        try:
+            settings = _plain(self)
+        except TypeError:  # a value JSON has no form for (a TOML date): pydantic's
+            settings = self.model_dump(mode="json")
+        for key in _PRESENTATION_KEYS:
+            settings.pop(key, None)
         canonical = json.dumps(settings, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as ``model_dump(mode="json")`` writes it, for the JSON values a
+    configuration holds, without the serializer a run with no file never builds.
+    Raises :class:`TypeError` for any other value."""
+    if isinstance(value, BaseModel):
+        return {name: _plain(getattr(value, name)) for name in type(value).model_fields}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TypeError("a non-finite number")  # pydantic writes it as null
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    raise TypeError(type(value).__name__)
 
 
 _PRESENTATION_KEYS = {"format", "report", "pass_k", "history"}
@@ -262,7 +301,7 @@ def _walk_up(cwd: Path) -> LoadedConfig:
                     return LoadedConfig(
                         _build(table, candidate, where), directory, candidate, where
                     )
-    return LoadedConfig(EvalConfig(), cwd)
+    return LoadedConfig(EvalConfig.defaults(), cwd)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -301,8 +340,8 @@ def _eval_table(document: dict[str, Any], path: Path, *, pyproject: bool) -> tup
 
 
 def _build(table: Any, path: Path, where: str) -> EvalConfig:
-    if table is None:
-        return EvalConfig()
+    if not table:  # no table, or one that sets nothing
+        return EvalConfig.defaults()
     try:
         return EvalConfig.model_validate(table)
     except ValidationError as exc:
