@@ -32,10 +32,18 @@ def display_root(config_dir: Path, cwd: Path | None = None) -> Path:
 def shown_from(root: Path) -> Callable[[Path], str]:
     """A function naming a path relative to ``root`` (with ``/``); one outside ``root``
     is shown as given, or normalized when it was given absolute."""
-    base = Path(os.path.abspath(root))
+    base = os.path.abspath(root)
+    inside = os.path.normcase(os.path.join(base, ""))  # with one trailing separator
 
     def shown(path: Path) -> str:
         absolute = os.path.abspath(path)  # also folds away "..", which relative_to cannot
+        # A suite names thousands of fixtures: the usual case, a path inside the
+        # root, is cut as a string, since a PurePath per name cost more than
+        # reading the fixture. pathlib decides everything else.
+        if os.path.normcase(absolute).startswith(inside):
+            relative = absolute[len(inside) :]
+            if relative and not relative.startswith(os.sep):  # "//a" is not inside "/"
+                return relative.replace(os.sep, "/")
         try:
             return Path(absolute).relative_to(base).as_posix()
         except ValueError:
