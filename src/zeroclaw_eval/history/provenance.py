@@ -4,12 +4,14 @@ work tree (and whether it had uncommitted changes), and the plugins that were lo
 
 from __future__ import annotations
 
+import os
 import subprocess
 from importlib import metadata
 from pathlib import Path
 
 from zeroclaw_eval.plugins.manager import PluginManager
 from zeroclaw_eval.util.distinfo import name_and_version
+from zeroclaw_eval.util.paths import work_tree
 
 _STATUS = ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"]
 
@@ -18,19 +20,27 @@ class GitState:
     """``git status`` of the work tree holding a directory, asked in the background.
 
     The command starts when this is made and is read by :meth:`result`, so that it
-    runs while the cases do: a run pays for git's start-up once, not in its wall
-    time. :meth:`close` ends it if it is still running.
+    runs while the cases do. Outside a work tree (no ``.git`` at or above the
+    directory, and no ``GIT_DIR`` in the environment) git is not started at all:
+    it could only say so. :meth:`close` ends it if it is still running.
     """
 
     def __init__(self, directory: Path) -> None:
+        self._process: subprocess.Popen[str] | None = None
+        where = directory if directory.is_dir() else directory.parent
+        if work_tree(Path(os.path.abspath(where))) is None and not os.environ.get("GIT_DIR"):
+            return
         try:
-            self._process: subprocess.Popen[str] | None = subprocess.Popen(
+            self._process = subprocess.Popen(
                 _STATUS,
-                cwd=directory if directory.is_dir() else directory.parent,
+                cwd=where,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 text=True,
+                # A status asked in passing must not take the index lock from the
+                # user's own git commands (it would refresh the index otherwise).
+                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
             )
         except (OSError, subprocess.SubprocessError):  # git is not installed
             self._process = None

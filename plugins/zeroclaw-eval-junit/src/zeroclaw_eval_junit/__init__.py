@@ -21,14 +21,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from pathlib import PurePosixPath
 
 from zeroclaw_eval import CaseReport, Formatter, SuiteReport, hookimpl
 
 __all__ = ["JunitFormatter", "classname", "xml_attr", "xml_safe", "xml_text"]
 
-# Everything outside the XML 1.0 Char production (lone surrogates included).
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+@cache
+def _not_xml() -> re.Pattern[str]:
+    """Everything outside the XML 1.0 Char production (lone surrogates included).
+
+    Compiled on first use: a class spanning most of Unicode takes milliseconds to
+    compile, which every run would otherwise pay only to register the formatter.
+    """
+    return re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -38,7 +46,7 @@ def _visible(match: re.Match[str]) -> str:
 
 def xml_safe(text: str) -> str:
     """``text`` with every character XML 1.0 forbids replaced by ``\\xNN``/``\\uNNNN``."""
-    return _NOT_XML.sub(_visible, text)
+    return _not_xml().sub(_visible, text)
 
 
 def xml_text(text: str) -> str:
