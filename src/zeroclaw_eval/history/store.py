@@ -299,11 +299,13 @@ def _chunks(run_ids: Sequence[int], size: int = 500) -> list[list[int]]:
     return [ids[start : start + size] for start in range(0, len(ids), size)]
 
 
+# json.dumps(..., ensure_ascii=False) builds an encoder on every call; an attempt
+# row is written for every case of every run.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _attempt_row(index: int, case: CaseReport, number: int, attempt: CaseReport) -> tuple[Any, ...]:
-    checks = json.dumps(
-        [[check.check, check.passed, check.detail] for check in attempt.checks],
-        ensure_ascii=False,
-    )
+    checks = _encode([[check.check, check.passed, check.detail] for check in attempt.checks])
     return (
         index,
         case.name,

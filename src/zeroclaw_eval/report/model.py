@@ -6,6 +6,7 @@ import json
 import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 
@@ -86,7 +87,7 @@ class CaseReport:
             attempts=tuple(attempts),
         )
 
-    @property
+    @cached_property  # read by the runner, every formatter, the exit code and the history
     def passed(self) -> bool:
         """True only when the case ran without error and every one of its checks passed.
 

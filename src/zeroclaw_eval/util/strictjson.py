@@ -95,8 +95,11 @@ def loads(text: str) -> Any:
     except RecursionError:
         raise StrictJSONError((), "not valid JSON: nested too deeply") from None
     # A lone surrogate comes from a \u escape, or from text that was never UTF-8
-    # (a str handed in directly); only then is the parsed tree searched.
-    if _SURROGATE_ESCAPE.search(text) or _SURROGATE.search(text):
+    # (a str handed in directly); only then is the parsed tree searched. The cheap
+    # tests first: a substring search, and isascii(), which reads a flag of the str.
+    if ("\\u" in text and _SURROGATE_ESCAPE.search(text)) or (
+        not text.isascii() and _SURROGATE.search(text)
+    ):
         _refuse_lone_surrogates(data)  # first: later messages may quote keys
     if refused:
         path, marker = _find_refused(data)
