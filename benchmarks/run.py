@@ -1,27 +1,35 @@
-"""Time the real ``zeroclaw`` console script as whole processes, next to the floor.
+"""Time the real ``zeroclaw`` console script as whole processes, next to the dependency floor.
 
-    .venv/bin/python benchmarks/run.py            # 7 rounds, every workload
-    .venv/bin/python benchmarks/run.py --runs 15 --only W1 W3
+    .venv/bin/python benchmarks/run.py                 # 1 warm-up + 15 measured rounds
+    .venv/bin/python benchmarks/run.py --runs 31 --only W1 W3
     .venv/bin/python benchmarks/run.py --baseline ../other/.venv/bin/zeroclaw
 
 The workloads are generated into a temporary directory:
 
-- W1: a suite of 1 case (one turn, scripted text, one ``response_contains``);
+- W1: a suite of 1 case (one turn, scripted text, one ``response_contains``), run
+  with the default settings: no configuration file, so the run history is on;
+- W1 no-history: W1 with ``--no-history``, to show what the history costs;
+- W1 git: W1 in a git work tree, where the history also records the commit (a
+  ``git status`` in the background);
 - W2: 1,000 such text cases, distinct inputs;
 - W3: 1,000 cases each with one scripted ``echo`` call and a final text, graded on
   the response, ``exact_tool_calls`` and ``tool_results_contain``;
 - W4: 10,000 W3 cases, to show how cost grows with suite size;
-- floor: ``python -c "import pydantic, click, pluggy"``, the least any Python tool
-  built on our dependencies can cost; ``floor+model`` also defines one pydantic
-  model (what validating with pydantic costs before any of our code runs);
-  ``floor+json`` also parses W3's 1,000 files.
+- floor: ``python -c`` importing pydantic, click and pluggy and defining one pydantic
+  model: the dependency floor, the least any Python tool that validates with
+  pydantic pays before its own code runs (the first model class imports
+  ``pydantic.main`` and pydantic's plugin loader, which reads every installed
+  distribution). ``imports`` is the imports alone, ``imports+json`` the imports and
+  ``json.loads`` of W3's 1,000 files.
 
 Every measurement is a fresh child process, timed from spawn to exit; its CPU
-time and peak RSS are read from ``os.wait4`` (that child's own rusage, not a
-maximum over all children). Workloads are interleaved round by round, so a burst of load from
-elsewhere on the machine hits all of them alike; the ratios to the floor cancel
-much of that noise. Each command must exit 0 and report every case passed, or the
-script stops: a fast wrong answer is not a result.
+time and peak RSS are read from ``os.wait4`` (that child's own rusage, with the
+children it waited for, not a maximum over all processes). Workloads are
+interleaved round by round, so that a burst of load from elsewhere on the
+machine hits all of them alike; the ``x floor`` and ``x base`` columns are the
+median of each round's ratio, which cancels most of what is left of it. Each
+command must exit 0 and report every case passed, or the script stops: a fast
+wrong answer is not a result.
 """
 
 from __future__ import annotations
@@ -41,12 +49,9 @@ from pathlib import Path
 from typing import Any
 
 BIN = Path(sys.executable).parent
-FLOOR_CODE = "import pydantic, click, pluggy"
-# What any tool that validates with a pydantic model pays before its own code runs:
-# the first model class imports pydantic.main, pydantic.fields and the plugin
-# loader (which imports importlib.metadata and scans every distribution).
-FLOOR_MODEL_CODE = "import pydantic, click, pluggy\nclass M(pydantic.BaseModel):\n    x: int\n"
-FLOOR_JSON_CODE = (
+IMPORTS_CODE = "import pydantic, click, pluggy"
+FLOOR_CODE = "import pydantic, click, pluggy\nclass M(pydantic.BaseModel):\n    x: int\n"
+IMPORTS_JSON_CODE = (
     "import json, pathlib, pydantic, click, pluggy\n"
     "for p in sorted(pathlib.Path('w3').glob('*.json')): json.loads(p.read_bytes())\n"
 )
@@ -105,11 +110,25 @@ def echo_case(i: int) -> dict[str, Any]:
 
 
 def write_suite(directory: Path, count: int, make: Callable[[int], dict[str, Any]]) -> None:
-    directory.mkdir()
+    directory.mkdir(parents=True)
     width = len(str(count))
     for i in range(count):
         text = json.dumps(make(i), indent=2)
         (directory / f"case_{i:0{width}d}.json").write_text(text, encoding="utf-8")
+
+
+def git_checkout(directory: Path) -> None:
+    """Make ``directory`` a git work tree with one commit (a W1 suite in ``w1``)."""
+    write_suite(directory / "w1", 1, text_case)
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.com",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.com",
+    }
+    for argv in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "w1"]):
+        subprocess.run(argv, cwd=directory, env=env, check=True, capture_output=True)
 
 
 @dataclass
@@ -118,8 +137,12 @@ class Workload:
     cases: int
     argv: list[str]
     suite: str | None = None
-    target_s: float | None = None
+    cwd: str = ""
+    """Where it runs, below the temporary directory."""
+    floor_target: float | None = None
+    """The most ``x floor`` may be."""
     target_rss_mib: float | None = None
+    target_s: float | None = None
     seconds: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     rss_mib: list[float] = field(default_factory=list)
@@ -132,10 +155,12 @@ def child_env(root: Path) -> dict[str, str]:
     shell with ``PYTHONDONTWRITEBYTECODE`` set would instead recompile each module
     from source on every run, which measures the compiler, not the tool. The cache
     goes to a directory of its own, filled by the warm-up round, so the source tree
-    is left untouched.
+    is left untouched. ``ZEROCLAW_EVAL_NO_HISTORY`` is dropped: W1 runs with the
+    default settings, history on.
     """
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("ZEROCLAW_EVAL_NO_HISTORY", None)
     env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
     return env
 
@@ -171,34 +196,37 @@ def check_output(workload: Workload, stdout: str) -> None:
         sys.exit(f"{workload.name}: expected {expected!r}, got {last!r}")
 
 
-def fmt_s(value: float) -> str:
-    return f"{value:.3f}"
+def paired(mine: list[float], reference: list[float]) -> float:
+    """The median of the round-by-round ratios ``mine / reference``."""
+    return statistics.median(m / r for m, r in zip(mine, reference, strict=True))
 
 
-def report(workloads: list[Workload], floor: Workload | None) -> str:
-    base = statistics.median(floor.seconds) if floor else None
-    w1_medians = {
-        w.name.replace("W1", "", 1): statistics.median(w.seconds)
-        for w in workloads
-        if w.name.startswith("W1") and w.seconds
-    }
+def report(workloads: list[Workload]) -> str:
+    by_name = {w.name: w for w in workloads}
+    floor = by_name["floor"]
     header = (
-        f"{'workload':<11}{'cases':>7}{'median s':>10}{'min s':>8}{'max s':>8}"
-        f"{'x floor':>9}{'ms/case':>9}{'cpu s':>8}{'RSS MiB':>9}  target"
+        f"{'workload':<20}{'cases':>7}{'median s':>10}{'min s':>8}{'max s':>8}"
+        f"{'x floor':>9}{'x base':>8}{'ms/case':>9}{'cpu s':>8}{'RSS MiB':>9}  target"
     )
     lines = [header, "-" * len(header)]
     for w in workloads:
         if not w.seconds:
             continue
         median = statistics.median(w.seconds)
-        ratio = f"{median / base:.2f}" if base else "-"
+        ratio = paired(w.seconds, floor.seconds)
+        is_base = w.name.endswith(" base")
+        base = None if is_base else by_name.get(f"{w.name} base")
+        versus = f"{paired(w.seconds, base.seconds):.3f}" if base and base.seconds else "-"
         # Cost of each case beyond the first: flat across W2/W3/W4 means linear growth.
         per_case = "-"
-        w1_median = w1_medians.get(w.name[2:]) if w.name.startswith("W") else None
-        if w1_median is not None and w.cases > 1:
-            per_case = f"{(median - w1_median) / (w.cases - 1) * 1000:.3f}"
+        w1 = by_name.get("W1 base" if is_base else "W1")
+        if w1 is not None and w1.seconds and w.cases > 1:
+            per_case = f"{(median - statistics.median(w1.seconds)) / (w.cases - 1) * 1000:.3f}"
         rss = statistics.median(w.rss_mib)
         targets = []
+        if w.floor_target is not None:
+            ok = "ok" if ratio <= w.floor_target else "MISSED"
+            targets.append(f"<= {w.floor_target:g} x floor {ok}")
         if w.target_s is not None:
             ok = "ok" if median <= w.target_s else "MISSED"
             targets.append(f"<= {w.target_s:g} s {ok}")
@@ -206,21 +234,32 @@ def report(workloads: list[Workload], floor: Workload | None) -> str:
             ok = "ok" if rss <= w.target_rss_mib else "MISSED"
             targets.append(f"<= {w.target_rss_mib:g} MiB {ok}")
         lines.append(
-            f"{w.name:<11}{w.cases:>7}{fmt_s(median):>10}{fmt_s(min(w.seconds)):>8}"
-            f"{fmt_s(max(w.seconds)):>8}{ratio:>9}{per_case:>9}"
-            f"{fmt_s(statistics.median(w.cpu)):>8}{rss:>9.1f}  {', '.join(targets)}"
+            f"{w.name:<20}{w.cases:>7}{median:>10.3f}{min(w.seconds):>8.3f}"
+            f"{max(w.seconds):>8.3f}{ratio:>9.3f}{versus:>8}{per_case:>9}"
+            f"{statistics.median(w.cpu):>8.3f}{rss:>9.1f}  {', '.join(targets)}"
         )
+    for suffix in ("", " base"):
+        on, off = by_name.get("W1" + suffix), by_name.get("W1 no-history" + suffix)
+        if on and off and on.seconds and off.seconds:
+            share = 1 - paired(off.seconds, on.seconds)
+            lines.append(
+                f"the run history's share of W1{suffix}: {share:.1%} "
+                "(1 - W1 no-history / W1, paired by round)"
+            )
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=7, help="measured rounds (default 7)")
+    parser.add_argument("--runs", type=int, default=15, help="measured rounds (default 15)")
     parser.add_argument(
         "--warmup", type=int, default=1, help="unmeasured rounds first (at least 1)"
     )
     parser.add_argument(
-        "--only", nargs="+", metavar="NAME", help="workloads to run (the floors always run)"
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        help="workloads to run (the floors always run), e.g. W1 W3",
     )
     parser.add_argument(
         "--baseline",
@@ -245,22 +284,24 @@ def main() -> None:
         scripts[" base"] = args.baseline.resolve()
     workloads = [
         Workload("floor", 0, [python, "-c", FLOOR_CODE]),
-        Workload("floor+model", 0, [python, "-c", FLOOR_MODEL_CODE]),
-        Workload("floor+json", 0, [python, "-c", FLOOR_JSON_CODE], suite="w3"),
+        Workload("imports", 0, [python, "-c", IMPORTS_CODE]),
+        Workload("imports+json", 0, [python, "-c", IMPORTS_JSON_CODE], suite="w3"),
     ]
     for label, script in scripts.items():
 
-        def run(suite: str, script: Path = script) -> list[str]:
-            return [str(script), "eval", "run", "--suite", suite]
+        def run(suite: str, *more: str, script: Path = script) -> list[str]:
+            return [str(script), "eval", "run", "--suite", suite, *more]
 
         workloads += [
-            Workload(f"W1{label}", 1, run("w1"), "w1", target_s=0.20),
+            Workload(f"W1{label}", 1, run("w1"), "w1", floor_target=1.15),
+            Workload(f"W1 no-history{label}", 1, run("w1", "--no-history"), "w1"),
+            Workload(f"W1 git{label}", 1, run("w1"), "git", cwd="git"),
             Workload(f"W2{label}", 1_000, run("w2"), "w2"),
-            Workload(f"W3{label}", 1_000, run("w3"), "w3", target_s=0.50, target_rss_mib=60),
+            Workload(f"W3{label}", 1_000, run("w3"), "w3", floor_target=2.0, target_rss_mib=60),
             Workload(f"W4{label}", 10_000, run("w4"), "w4", target_s=3.0),
         ]
     if args.only:
-        wanted = {name.lower() for name in args.only} | {"floor", "floor+model"}
+        wanted = {name.lower() for name in args.only} | {"floor", "imports"}
         workloads = [w for w in workloads if w.name.split()[0].lower() in wanted]
     needed = {w.suite for w in workloads}
 
@@ -272,6 +313,8 @@ def main() -> None:
         for suite, (count, make) in suites.items():
             if suite in needed:
                 write_suite(root / suite, count, make)
+        if "git" in needed:
+            git_checkout(root / "git")
 
         print(
             f"{args.warmup} warm-up + {args.runs} measured rounds, interleaved; "
@@ -281,7 +324,7 @@ def main() -> None:
         env = child_env(root)
         for round_no in range(args.warmup + args.runs):
             for w in workloads:
-                elapsed, cpu, rss, stdout = measure(w, root, env)
+                elapsed, cpu, rss, stdout = measure(w, root / w.cwd, env)
                 check_output(w, stdout)
                 if round_no >= args.warmup:
                     w.seconds.append(elapsed)
@@ -289,8 +332,7 @@ def main() -> None:
                     w.rss_mib.append(rss)
             print(f"  round {round_no + 1} done", file=sys.stderr)
 
-    floor = next(w for w in workloads if w.name == "floor")
-    print(report(workloads, floor))
+    print(report(workloads))
     print(f"load average after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
 
 
