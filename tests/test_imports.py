@@ -5,6 +5,10 @@ Structural, not timed: a fresh interpreter imports ``zeroclaw_eval.cli``, runs
 step. A replay run needs no HTTP client, and importing the CLI imports no plugin:
 plugins are imported when a command builds its plugin manager, never as a side
 effect of an import. Each module kept out is start-up time every run saves.
+
+The project modules a one-case replay (W1 of benchmarks/run.py) imports are
+pinned, with the run history on (the default) and off: a module that joins the
+cold path shows up here as a one-line change to review, with what it costs.
 """
 
 from __future__ import annotations
@@ -12,14 +16,17 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import os
 import subprocess
 import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import zeroclaw_eval
+from zeroclaw_eval.history.recorder import NO_HISTORY_ENV
 from zeroclaw_eval.hookspecs import PROJECT_NAME
 
 from .conftest import PROJECT
@@ -28,6 +35,126 @@ REGRESSION = PROJECT / "evals" / "regression"
 
 # The standard library's HTTP client, and the live mode's client built on it.
 HTTP_CLIENT = ("http.client", "urllib.request", "ssl", "zeroclaw_eval.builtin.live_client")
+
+#: The project modules ``zeroclaw eval run`` on one replay case imports (built-in
+#: plugins only), with ``--no-history``.
+W1_MODULES = frozenset(
+    {
+        "zeroclaw_eval",
+        "zeroclaw_eval.agents",
+        "zeroclaw_eval.agents.base",
+        "zeroclaw_eval.agents.loop",
+        "zeroclaw_eval.builtin",
+        "zeroclaw_eval.builtin.dispatch",
+        "zeroclaw_eval.builtin.echo",
+        "zeroclaw_eval.builtin.github",
+        "zeroclaw_eval.builtin.json",
+        "zeroclaw_eval.builtin.live",
+        "zeroclaw_eval.builtin.reference",
+        "zeroclaw_eval.builtin.replay",
+        "zeroclaw_eval.builtin.response",
+        "zeroclaw_eval.builtin.text",
+        "zeroclaw_eval.builtin.tools",
+        "zeroclaw_eval.case",
+        "zeroclaw_eval.case.admission",
+        "zeroclaw_eval.case.fixture",
+        "zeroclaw_eval.case.offer",
+        "zeroclaw_eval.case.suite",
+        "zeroclaw_eval.cli",
+        "zeroclaw_eval.cli.common",
+        "zeroclaw_eval.cli.run",
+        "zeroclaw_eval.config",
+        "zeroclaw_eval.errors",
+        "zeroclaw_eval.grading",
+        "zeroclaw_eval.grading.family",
+        "zeroclaw_eval.grading.record",
+        "zeroclaw_eval.history",
+        "zeroclaw_eval.history.recorder",
+        "zeroclaw_eval.hookspecs",
+        "zeroclaw_eval.modes",
+        "zeroclaw_eval.modes.base",
+        "zeroclaw_eval.modes.notes",
+        "zeroclaw_eval.plugins",
+        "zeroclaw_eval.plugins.manager",
+        "zeroclaw_eval.plugins.registry",
+        "zeroclaw_eval.protocol",
+        "zeroclaw_eval.report",
+        "zeroclaw_eval.report.formatter",
+        "zeroclaw_eval.report.model",
+        "zeroclaw_eval.run",
+        "zeroclaw_eval.run.runner",
+        "zeroclaw_eval.run.session",
+        "zeroclaw_eval.run.sessions",
+        "zeroclaw_eval.run.supervise",
+        "zeroclaw_eval.util",
+        "zeroclaw_eval.util.distinfo",
+        "zeroclaw_eval.util.paths",
+        "zeroclaw_eval.util.strictjson",
+        "zeroclaw_eval.util.wording",
+        "zeroclaw_eval.workspace",
+    }
+)
+
+#: What the default run history adds: the store (and sqlite3), and the provenance
+#: of the run (the git commit, asked only inside a work tree).
+W1_HISTORY_MODULES = frozenset({"zeroclaw_eval.history.provenance", "zeroclaw_eval.history.store"})
+
+W1_PROBE = """
+import json, sys
+import zeroclaw_eval.cli
+args = ["eval", "run", "--suite", *sys.argv[1:]]
+try:
+    zeroclaw_eval.cli.main(args, standalone_mode=False)
+except SystemExit as exc:
+    assert exc.code == 0, exc.code
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "zeroclaw_eval")))
+"""
+
+
+@pytest.fixture(scope="module")
+def w1_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """W1: one case, one turn of scripted text, one response_contains; no configuration."""
+    suite = tmp_path_factory.mktemp("w1") / "w1"
+    suite.mkdir()
+    case = {
+        "model_name": "greet-0",
+        "turns": [
+            {
+                "user_input": "Say hello to visitor 0",
+                "steps": [{"response": {"type": "text", "content": "Hello, visitor 0!"}}],
+            }
+        ],
+        "expects": {"response_contains": ["visitor 0"]},
+    }
+    (suite / "case.json").write_text(json.dumps(case), encoding="utf-8")
+    return suite
+
+
+def w1_modules(suite: Path, *options: str) -> set[str]:
+    """The project modules a fresh interpreter imports to run W1 (built-in plugins only)."""
+    env = {key: value for key, value in os.environ.items() if key != NO_HISTORY_ENV}
+    env["ZEROCLAW_EVAL_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", W1_PROBE, suite.name, *options],
+        cwd=suite.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_a_w1_replay_without_history_imports_exactly_the_pinned_modules(w1_suite: Path) -> None:
+    assert sorted(w1_modules(w1_suite, "--no-history")) == sorted(W1_MODULES)
+
+
+def test_the_default_history_adds_only_its_store_and_provenance(w1_suite: Path) -> None:
+    modules = w1_modules(w1_suite)
+    assert (w1_suite.parent / ".zeroclaw" / "history.sqlite").is_file()  # it was on
+    assert sorted(modules) == sorted(W1_MODULES | W1_HISTORY_MODULES)
+
 
 PROBE = """
 import json, sys

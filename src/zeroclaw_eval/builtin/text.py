@@ -9,7 +9,6 @@ from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.formatter import Formatter
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
-from zeroclaw_eval.util.stats import pass_at_k, pass_hat_k
 
 
 class TextFormatter(Formatter):
@@ -72,6 +71,8 @@ class TextFormatter(Formatter):
 def _repeated(title: str, case: CaseReport, ks: tuple[int, ...]) -> list[str]:
     """A repeated case: passes out of attempts, flaky or not, its pass@k and pass^k,
     then why each failed attempt failed."""
+    from zeroclaw_eval.util.stats import pass_at_k, pass_hat_k  # for repeated runs only
+
     summary = f"{title}: {case.passes}/{case.runs} attempts passed"
     if case.flaky:
         summary += ", flaky"

@@ -129,8 +129,8 @@ def open_run_history(
     Raises :class:`~zeroclaw_eval.errors.HistoryError` naming the file when the
     history is corrupt, from a newer schema, or cannot be written.
     """
-    from zeroclaw_eval.history.store import open_history
-
     if disabled or (flag is None and os.environ.get(NO_HISTORY_ENV, "") not in ("", "0")):
         return RunRecorder(None, directory, suite)
+    from zeroclaw_eval.history.store import open_history
+
     return RunRecorder(open_history(history_path(loaded, flag), writable=True), directory, suite)

@@ -12,7 +12,6 @@ import signal
 from collections.abc import Sequence
 from dataclasses import replace
 
-from zeroclaw_eval.agents.attach import select_agent
 from zeroclaw_eval.agents.base import AgentUnderTest
 from zeroclaw_eval.case.admission import Case
 from zeroclaw_eval.config import EvalConfig
@@ -22,6 +21,7 @@ from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.run.runner import (
     Progress,
     SuiteInterrupted,
+    configured_agent,
     interrupted_report,
     pass_ks,
     run_cases,
@@ -44,7 +44,7 @@ def run_until_failure(
     the first case that does not pass. Each case keeps its time limit; an
     interruption returns the same partial report ``run_cases`` would.
     """
-    agent = agent if agent is not None else select_agent(registry, config.agent)
+    agent = agent if agent is not None else configured_agent(registry, config)
     reports: list[CaseReport | None] = [None] * len(cases)
     failures = 0
     index = 0

@@ -24,7 +24,6 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from zeroclaw_eval.agents.attach import select_agent
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.case.admission import Case
 from zeroclaw_eval.case.suite import load_suite
@@ -95,7 +94,7 @@ def execute(
     run error whatever the agent. ``opened`` is told the session as soon as it
     exists, so that a case abandoned from another thread can be closed.
     """
-    agent = agent if agent is not None else select_agent(registry, config.agent)
+    agent = agent if agent is not None else configured_agent(registry, config)
     provider = mode.provider(case.trace, config)
     tools = mode.tools(registry.make_tools(), config)
     side = ModelSide(case.name, provider, tools, config.max_tool_iterations, bridge)
@@ -200,7 +199,7 @@ def run_cases(
     session closed (a command agent's processes are killed).
     """
     mode.check_config(config, registry.tools.keys())
-    agent = agent if agent is not None else select_agent(registry, config.agent)
+    agent = agent if agent is not None else configured_agent(registry, config)
     agent.check_config(config)
     ks = pass_ks(config)
     cases = list(cases)
@@ -368,9 +367,16 @@ def run_suite(
     registry = registry or Registry.from_plugin_manager(get_plugin_manager())
     directory = Path(suite if suite is not None else config.suite_dir)
     mode = select_mode(registry, config.mode)
-    agent = select_agent(registry, config.agent)
+    agent = configured_agent(registry, config)
     cases = load_suite(directory, registry, mode, config=config, agent=agent)
     return run_cases(cases, mode, registry, config, suite=str(directory), agent=agent)
+
+
+def configured_agent(registry: Registry, config: EvalConfig) -> AgentUnderTest:
+    """The agent ``config.agent`` selects, for callers that name none."""
+    from zeroclaw_eval.agents.attach import select_agent  # a front end names its agent
+
+    return select_agent(registry, config.agent)
 
 
 def select_mode(registry: Registry, name: str) -> RunMode:
