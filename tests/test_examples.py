@@ -190,7 +190,10 @@ def test_a_command_agent_on_the_anthropic_sdk_finds_the_bridge_in_its_environmen
     shutil.copy(BRIDGE_AGENTS / "anthropic_agent.py", directory)
     argv = [sys.executable, "anthropic_agent.py"]
     config = directory / "zeroclaw.toml"
-    config.write_text(f"[eval.agent]\ncommand = {json.dumps(argv)}\n", encoding="utf-8")
+    # Each case starts a process that imports the SDK (about 2 s of CPU): two at a
+    # time, so that this test is not the suite's longest pole.
+    table = f"[eval.agent]\ncommand = {json.dumps(argv)}\nmax_concurrency = 2\n"
+    config.write_text(table, encoding="utf-8")
     stale = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "sk-stale"}
     run_regression_echo_cases(tmp_path, config, env=stale)
 

@@ -20,7 +20,7 @@ def test_the_set_up_commands_make_the_environment_only_when_it_is_missing() -> N
 
 def test_ci_runs_the_test_command_the_readme_gives_with_the_example_plugins() -> None:
     test_command = COMMANDS[1].rsplit(" && ", 1)[1]
-    assert test_command == ".venv/bin/python -m pytest"
+    assert test_command == ".venv/bin/python -m pytest -n auto"
     ci = (PROJECT / ".ci" / "run").read_text(encoding="utf-8")
     assert f"\n{test_command} --junitxml" in ci
     for plugin in ("plugins/zeroclaw-eval-junit", "plugins/zeroclaw-eval-json-response"):
