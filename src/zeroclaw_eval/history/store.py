@@ -23,9 +23,8 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from zeroclaw_eval.errors import HistoryError
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
@@ -87,8 +86,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-@dataclass(frozen=True)
-class RunInfo:
+# The rows are named tuples: made on every run's way to the history (RunInfo), or by
+# the thousand when reading it back, and a frozen dataclass costs several times
+# more to define at import and to make.
+
+
+class RunInfo(NamedTuple):
     """What a run was, beyond its report: when, with which agent and plugins, on
     which commit (``None`` outside a git work tree), and how long it took.
     ``suite`` is the name the run is filed under (default: the report's suite)."""
@@ -102,8 +105,7 @@ class RunInfo:
     git_dirty: bool | None = None
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """One row of ``runs``, as looking back reads it."""
 
     id: int
@@ -119,13 +121,12 @@ class Run:
     repeats: int
     total: int
     passed: int
-    plugins: list[dict[str, Any]] = field(default_factory=list)
+    plugins: list[dict[str, Any]]
     live_settings: dict[str, Any] | None = None
     """The ``[eval.live]`` generation settings of a live run, else ``None``."""
 
 
-@dataclass(frozen=True)
-class Attempt:
+class Attempt(NamedTuple):
     """One case attempt of a run, with its checks as ``(check, passed, detail)``."""
 
     run_id: int
