@@ -25,9 +25,10 @@ The workloads are generated into a temporary directory:
 Every measurement is a fresh child process, timed from spawn to exit; its CPU
 time and peak RSS are read from ``os.wait4`` (that child's own rusage, with the
 children it waited for, not a maximum over all processes). Workloads are
-interleaved round by round, so that a burst of load from elsewhere on the
-machine hits all of them alike; the ``x floor`` and ``x base`` columns are the
-median of each round's ratio, which cancels most of what is left of it. Each
+interleaved round by round, in reverse order every other round, so that a burst
+of load from elsewhere on the machine, and a workload's place in the round,
+weigh on all of them alike; the ``x floor`` and ``x base`` columns are the median
+of each round's ratio, which cancels most of what is left. Each
 command must exit 0 and report every case passed, or the script stops: a fast
 wrong answer is not a result.
 """
@@ -323,7 +324,9 @@ def main() -> None:
         )
         env = child_env(root)
         for round_no in range(args.warmup + args.runs):
-            for w in workloads:
+            # Every other round runs the workloads in reverse: a workload's place
+            # in the round (right after a heavy one, say) then weighs on all alike.
+            for w in workloads if round_no % 2 == 0 else workloads[::-1]:
                 elapsed, cpu, rss, stdout = measure(w, root / w.cwd, env)
                 check_output(w, stdout)
                 if round_no >= args.warmup:
