@@ -315,3 +315,34 @@ def test_an_unknown_mode_is_named_where_it_was_given(project: Path, registry: Re
         assert from_file.stderr == (
             f"Error: {project / 'zeroclaw.toml'}: eval.mode='nope': unknown mode (known: {known})\n"
         )
+
+
+def test_python_dash_m_runs_the_same_command_as_the_script(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "case.json").write_text(json.dumps(echo_case()), encoding="utf-8")
+    failing = echo_case(model_name="failing")
+    failing["expects"] = {"response_contains": ["absent"]}
+    (suite / "failing.json").write_text(json.dumps(failing), encoding="utf-8")
+    module = subprocess.run(
+        [sys.executable, "-m", "zeroclaw_eval", "eval", "run", "--suite", str(suite)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        timeout=120,
+    )
+    script = zeroclaw("eval", "run", "--suite", suite)
+    assert module.returncode == script.returncode == 1
+    assert module.stdout == script.stdout
+    assert "1/2 cases passed" in module.stdout
+    usage = subprocess.run(
+        [sys.executable, "-m", "zeroclaw_eval", "eval", "nonsense"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert usage.returncode == 2
+    assert "Usage: zeroclaw eval" in usage.stderr
