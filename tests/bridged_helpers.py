@@ -56,3 +56,37 @@ def case_errors(result: CliResult) -> dict[str, str | None]:
     """Each case's run error, from a ``--format json`` report."""
     document = json.loads(result.stdout)
     return {case["name"]: case["error"] for case in document["cases"]}
+
+
+def echoing_plugin(workspace: Path, handed: list[Any] | None = None) -> object:
+    """A plugin registering ``echoing``: the echo agent of ``tests/agents/``, put under
+    test as a plugin's bridged agent. Each ``ModelSide`` it is handed goes into
+    ``handed``."""
+    from zeroclaw_eval import BridgedAgent, BridgedSession, ModelSide, hookimpl
+
+    from .agents.echo_agent import EchoAgent
+
+    class EchoSession(BridgedSession):
+        def __init__(self, side: ModelSide) -> None:
+            if handed is not None:
+                handed.append(side)
+            super().__init__(side)
+            self.agent = EchoAgent(
+                base_url=self.route.base_url, api_key=self.route.api_key, workspace=workspace
+            )
+
+        def exchange_turn(self, turn: int, user_input: str) -> str:
+            return str(self.agent.run_turn(user_input))
+
+    class Echoing(BridgedAgent):
+        name = "echoing"
+
+        def start(self, side: ModelSide) -> EchoSession:
+            return EchoSession(side)
+
+    class Plugin:
+        @hookimpl
+        def zeroclaw_eval_register_agents(self, register: Any) -> None:
+            register(Echoing())
+
+    return Plugin()

@@ -16,7 +16,15 @@ import pytest
 
 from zeroclaw_eval.config import AgentTable, load_config
 
-from .bridged_helpers import case_errors, command, configure, factory, run, write_suite
+from .bridged_helpers import (
+    case_errors,
+    command,
+    configure,
+    echoing_plugin,
+    factory,
+    run,
+    write_suite,
+)
 from .chat_server import ChatServer, text, tool_calls
 from .conftest import PROJECT, echo_case
 
@@ -206,39 +214,15 @@ def test_the_readme_configures_both_attachments_as_written(tmp_path: Path) -> No
 
 
 def test_a_plugin_registers_a_bridged_agent_by_name(tmp_path: Path) -> None:
-    from zeroclaw_eval import BridgedAgent, BridgedSession, ModelSide, hookimpl
     from zeroclaw_eval.testing import run_cli
-
-    from .agents.echo_agent import EchoAgent
-
-    class EchoSession(BridgedSession):
-        def __init__(self, side: ModelSide) -> None:
-            super().__init__(side)
-            self.agent = EchoAgent(
-                base_url=self.route.base_url, api_key=self.route.api_key, workspace=tmp_path
-            )
-
-        def exchange_turn(self, turn: int, user_input: str) -> str:
-            return self.agent.run_turn(user_input)
-
-    class Echoing(BridgedAgent):
-        name = "echoing"
-
-        def start(self, side: ModelSide) -> EchoSession:
-            return EchoSession(side)
-
-    class Plugin:
-        @hookimpl
-        def zeroclaw_eval_register_agents(self, register: Any) -> None:
-            register(Echoing())
 
     suite = write_suite(tmp_path / "suite", echo_case(), two_turn_case())
     args = ["eval", "run", "--suite", str(suite), "--agent", "echoing"]
-    assert run_cli(args, Plugin()).exit_code == 0
+    assert run_cli(args, echoing_plugin(tmp_path)).exit_code == 0
     refused = echo_case()
     refused["expects"]["all_tools_succeeded"] = True
     write_suite(tmp_path / "suite", refused)
-    result = run_cli(args, Plugin())
+    result = run_cli(args, echoing_plugin(tmp_path))
     assert result.exit_code == 1
     assert "expects.all_tools_succeeded=true: agent 'echoing' cannot certify" in result.stderr
 

@@ -17,8 +17,6 @@ import pytest
 
 from zeroclaw_eval import (
     AgentUnderTest,
-    BridgedAgent,
-    BridgedSession,
     CaseProvider,
     EvalConfig,
     LlmTrace,
@@ -37,6 +35,7 @@ from zeroclaw_eval.run.recording import recording_modes
 from zeroclaw_eval.run.sessions import workers
 from zeroclaw_eval.testing import fixture, make_registry, run_cli, write_fixture
 
+from .bridged_helpers import echoing_plugin
 from .conftest import echo_case
 
 # --- hook wrappers ------------------------------------------------------------------
@@ -207,35 +206,11 @@ def test_a_mode_checks_its_configuration_against_the_tool_names() -> None:
 
 
 def test_a_bridged_agent_is_handed_a_route_opener_and_no_configuration(tmp_path: Path) -> None:
-    from .agents.echo_agent import EchoAgent
-
     handed: list[ModelSide] = []
-
-    class EchoSession(BridgedSession):
-        def __init__(self, side: ModelSide) -> None:
-            handed.append(side)
-            super().__init__(side)
-            self.agent = EchoAgent(
-                base_url=self.route.base_url, api_key=self.route.api_key, workspace=tmp_path
-            )
-
-        def exchange_turn(self, turn: int, user_input: str) -> str:
-            return str(self.agent.run_turn(user_input))
-
-    class Echoing(BridgedAgent):
-        name = "echoing"
-
-        def start(self, side: ModelSide) -> EchoSession:
-            return EchoSession(side)
-
-    class Plugin:
-        @hookimpl
-        def zeroclaw_eval_register_agents(self, register: Any) -> None:
-            register(Echoing())
-
     suite = tmp_path / "suite"
     write_fixture(suite, echo_case())
-    result = run_cli(["eval", "run", "--suite", suite, "--agent", "echoing"], Plugin())
+    args = ["eval", "run", "--suite", suite, "--agent", "echoing"]
+    result = run_cli(args, echoing_plugin(tmp_path, handed))
     assert result.exit_code == 0, result.stdout + result.stderr
     [side] = handed
     assert not hasattr(side, "config")
