@@ -15,6 +15,7 @@ both, reviewed.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -218,3 +219,12 @@ def test_the_walk_skips_type_checking_imports_and_sees_lazy_ones() -> None:
     imports = runtime_imports("run.session")
     assert "selection.select" in imports
     assert "agents.base" not in imports
+
+
+def test_docs_architecture_shows_the_same_layers() -> None:
+    text = (PROJECT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text.split("| layer | packages |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| (.*) \|$", table, re.MULTILINE)
+    documented = tuple(tuple(re.findall(r"`([\w.]+)`", units)) for _, units in rows)
+    assert [int(number) for number, _ in rows] == list(range(len(LAYERS)))
+    assert documented == LAYERS
