@@ -13,7 +13,8 @@ Workloads, generated into a temporary directory:
 - ``run 1`` / ``run 1000``: ``zeroclaw eval run`` on 1 and on 1,000 W3 cases;
 - ``pytest 1`` / ``pytest 1000``: ``python -m pytest --zeroclaw-suite`` on the
   same suites, through the pytest-zeroclaw-eval plugin;
-- ``floor``: ``python -c "import pydantic, click, pluggy"``.
+- ``floor``: the dependency floor of ``run.py``: ``python -c`` importing pydantic, click and
+  pluggy and defining one model.
 
 The pytest plugin's per-case overhead is read side by side: each tool's cost per
 case beyond the first, ``(T(1000) - T(1)) / 999``, and the ratio of the two.
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from run import BIN, FLOOR_CODE, child_env, echo_case, fmt_s, write_suite
+from run import BIN, FLOOR_CODE, child_env, echo_case, write_suite
 
 SHARDS = 64
 MERGE_CASES = 10_000
@@ -197,8 +198,8 @@ def main() -> None:
         if w.target_s is not None:
             target = f"< {w.target_s:g} s {'ok' if median < w.target_s else 'MISSED'}"
         print(
-            f"{w.name:<14}{fmt_s(median):>10}{fmt_s(min(w.seconds)):>8}"
-            f"{fmt_s(max(w.seconds)):>8}{fmt_s(statistics.median(w.cpu)):>8}  {target}"
+            f"{w.name:<14}{median:>10.3f}{min(w.seconds):>8.3f}"
+            f"{max(w.seconds):>8.3f}{statistics.median(w.cpu):>8.3f}  {target}"
         )
 
     def per_case(tool: str, samples: str) -> float:
