@@ -37,7 +37,7 @@ def check(
     with errors_to_exit():
         request = RunRequest(paths=paths, suite=suite)
         session = open_session(config_path, blocked)
-        plan = session.plan(request)
+        plan = session.admission()
         cases = session.admit(
             plan, request.paths, session.suite_dir(request.suite), admitted=collector_resumed
         )

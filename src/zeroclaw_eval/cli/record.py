@@ -59,7 +59,6 @@ def record(
             session,
             suite,
             out,
-            formatter=formatter,
             force=force,
             progress=progress_line(),
             admitted=collector_resumed,

@@ -28,7 +28,6 @@ from zeroclaw_eval.util.atomic import write_whole
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
     from zeroclaw_eval.plugins.registry import Registry
-    from zeroclaw_eval.report.formatter import Formatter
     from zeroclaw_eval.report.model import SuiteReport
     from zeroclaw_eval.run.runner import Progress
     from zeroclaw_eval.run.session import Session
@@ -175,7 +174,6 @@ def record_suite(
     suite: Path,
     out: Path,
     *,
-    formatter: Formatter,
     force: bool = False,
     progress: Progress | None = None,
     admitted: Callable[[], None] | None = None,
@@ -197,7 +195,7 @@ def record_suite(
         update={"mode": provider.name, "repeats": 1, "pass_k": None}
     )
     live = RecordingMode(provider)
-    plan = Plan(config, live, session.agent(), formatter, ())
+    plan = Plan(config, live, session.agent())
     cases = session.admit(plan, directory=suite, admitted=admitted)
     targets = [out / Path(case.source).name for case in cases]
     existing = [str(target) for target in targets if target.exists()]

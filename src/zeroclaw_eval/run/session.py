@@ -85,15 +85,15 @@ class Plan:
     """A request applied to a session's configuration: what the cases run under.
 
     ``config`` is the configuration with the request's overrides; ``formatter`` the
-    one for stdout (a ``FORMAT:-`` report's, at the request's verbosity);
-    ``targets`` the report files.
+    one for stdout (a ``FORMAT:-`` report's, at the request's verbosity), ``None``
+    for a plan that reports nothing; ``targets`` the report files.
     """
 
     config: EvalConfig
     mode: RunMode
     agent: AgentUnderTest
-    formatter: Formatter
-    targets: Sequence[ReportTarget]
+    formatter: Formatter | None = None
+    targets: Sequence[ReportTarget] = ()
 
 
 class Session:
@@ -272,6 +272,13 @@ class Session:
         formatter = self.stdout_formatter(formatter, targets, request.format)
         return Plan(config, mode, agent, formatter.with_verbosity(request.verbosity), targets)
 
+    def admission(self) -> Plan:
+        """What admission needs and nothing more: the configuration's mode and agent
+        (``eval check`` reports nothing, so its formats and files are not looked up)."""
+        config = self.loaded.config
+        mode = self.named("mode", self.registry.modes, config.mode, None)
+        return Plan(config, mode, self.agent())
+
     def check(self, plan: Plan) -> None:
         """Let the mode and the agent refuse the configuration now, before anything
         runs (the runner asks them again before it runs cases). Raises
@@ -407,8 +414,9 @@ class Session:
                 failed = SuiteReport(label, (), plan.config.mode, errors, shard=sharded)
                 # The reports are still rendered (a machine-readable stdout, CI's
                 # files); a failure there is reported, and the load error still is.
+                machine_readable = plan.formatter is not None and plan.formatter.machine_readable
                 try:
-                    self._report(plan, failed, emit if plan.formatter.machine_readable else None)
+                    self._report(plan, failed, emit if machine_readable else None)
                 except ZeroclawEvalError as failure:
                     if warn is not None:
                         warn(str(failure))
@@ -461,7 +469,7 @@ class Session:
 
     def _report(self, plan: Plan, report: SuiteReport, emit: Emit | None) -> None:
         """``report`` on stdout (when ``emit`` is given), then into every report file."""
-        if emit is not None:
+        if emit is not None and plan.formatter is not None:
             emit(self.render(plan.formatter, report))
         if plan.targets:  # the module that writes them is imported only when there are some
             from zeroclaw_eval.report.targets import write_reports
