@@ -34,9 +34,12 @@ def shown_from(root: Path) -> Callable[[Path], str]:
     is shown as given, or normalized when it was given absolute."""
     base = os.path.abspath(root)
     inside = os.path.normcase(os.path.join(base, ""))  # with one trailing separator
+    cwd = os.getcwd()  # once: abspath would ask the system again for every fixture
 
     def shown(path: Path) -> str:
-        absolute = os.path.abspath(path)  # also folds away "..", which relative_to cannot
+        # os.path.abspath, with the working directory of when the names were fixed;
+        # it folds away "..", which relative_to cannot.
+        absolute = os.path.normpath(os.path.join(cwd, path))
         # A suite names thousands of fixtures: the usual case, a path inside the
         # root, is cut as a string, since a PurePath per name cost more than
         # reading the fixture. pathlib decides everything else.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,52 +43,61 @@ class _Refused:
         self.message = message
 
 
-def loads(text: str) -> Any:
-    """Parse ``text`` as strict JSON. Raises :class:`StrictJSONError`."""
+class _Parse(threading.local):
+    """Whether the parse running on this thread refused a value: the hooks below say
+    so here, so that one decoder, made once, serves every parse."""
+
     refused = False
 
-    def pairs(items: list[tuple[str, Any]]) -> dict[Any, Any]:
-        nonlocal refused
-        obj: dict[Any, Any] = dict(items)
-        if len(obj) != len(items):
-            seen: set[str] = set()
-            for key, _ in items:
-                if key in seen:
-                    refused = True
-                    obj[key] = _Refused(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
-                    break
-                seen.add(key)
-        return obj
 
-    def constant(name: str) -> _Refused:
-        nonlocal refused
-        refused = True
-        return _Refused(f"non-finite number {name} is not allowed")
+_parse = _Parse()
 
-    def number(literal: str) -> float | _Refused:
-        value = float(literal)
-        if math.isfinite(value):
-            return value
-        nonlocal refused
-        refused = True
-        return _Refused(f"number {literal} is too large (overflows to infinity)")
 
-    def integer(literal: str) -> int | _Refused:
-        try:
-            return int(literal)
-        except ValueError:  # more digits than int() converts (sys.int_info)
-            nonlocal refused
-            refused = True
-            return _Refused(f"integer with {len(literal)} digits is too large")
+def _pairs(items: list[tuple[str, Any]]) -> dict[Any, Any]:
+    obj: dict[Any, Any] = dict(items)
+    if len(obj) != len(items):
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                _parse.refused = True
+                obj[key] = _Refused(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
+                break
+            seen.add(key)
+    return obj
 
+
+def _constant(name: str) -> _Refused:
+    _parse.refused = True
+    return _Refused(f"non-finite number {name} is not allowed")
+
+
+def _number(literal: str) -> float | _Refused:
+    value = float(literal)
+    if math.isfinite(value):
+        return value
+    _parse.refused = True
+    return _Refused(f"number {literal} is too large (overflows to infinity)")
+
+
+def _integer(literal: str) -> int | _Refused:
     try:
-        data = json.loads(
-            text,
-            object_pairs_hook=pairs,
-            parse_constant=constant,
-            parse_float=number,
-            parse_int=integer,
-        )
+        return int(literal)
+    except ValueError:  # more digits than int() converts (sys.int_info)
+        _parse.refused = True
+        return _Refused(f"integer with {len(literal)} digits is too large")
+
+
+# json.loads with hooks builds a decoder on every call; a suite parses thousands.
+_decoder = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_number, parse_int=_integer
+)
+
+
+def loads(text: str) -> Any:
+    """Parse ``text`` as strict JSON. Raises :class:`StrictJSONError`."""
+    _parse.refused = False
+    try:
+        data = _decoder.decode(text)
     except json.JSONDecodeError as exc:
         raise StrictJSONError(
             (), f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
@@ -101,7 +111,7 @@ def loads(text: str) -> Any:
         not text.isascii() and _SURROGATE.search(text)
     ):
         _refuse_lone_surrogates(data)  # first: later messages may quote keys
-    if refused:
+    if _parse.refused:
         path, marker = _find_refused(data)
         raise StrictJSONError(path, marker.message)
     return data
