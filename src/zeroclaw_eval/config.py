@@ -14,9 +14,8 @@ import hashlib
 import json
 import math
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from pydantic import (
     BaseModel,
@@ -254,8 +253,7 @@ DEFAULT_SUITE_DIR: str = EvalConfig.model_fields["suite_dir"].default
 """The default suite, read from the model so that no second literal can drift."""
 
 
-@dataclass(frozen=True)
-class LoadedConfig:
+class LoadedConfig(NamedTuple):
     """A configuration and where it came from.
 
     ``path`` is the file it was read from (``None`` for the defaults), ``table`` the

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from zeroclaw_eval.case.admission import Case, admit_file
 from zeroclaw_eval.errors import AdmissionError, SuiteLoadError
@@ -115,8 +114,7 @@ def admit_files(
     return cases
 
 
-@dataclass(frozen=True)
-class Vacuity:
+class Vacuity(NamedTuple):
     """Why a case certifies nothing: an empty run passes every one of its checks."""
 
     case: Case

@@ -14,7 +14,6 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -139,13 +138,15 @@ def collector_resumed() -> None:
         gc.enable()
 
 
-@dataclass(frozen=True)
 class InProcessPlugins:
     """Plugin objects to register for one in-process invocation, passed as click's
     ``obj`` (see :func:`zeroclaw_eval.testing.run_cli`). The command line never sets it.
     """
 
-    plugins: tuple[object, ...] = ()
+    __slots__ = ("plugins",)
+
+    def __init__(self, plugins: tuple[object, ...] = ()) -> None:
+        self.plugins = plugins
 
 
 def plugin_manager(blocked: tuple[str, ...]) -> PluginManager:

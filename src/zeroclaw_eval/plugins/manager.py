@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
+from typing import NamedTuple
 
 import pluggy
 
@@ -42,8 +42,7 @@ DISABLE_AUTOLOAD_ENV = "ZEROCLAW_EVAL_DISABLE_PLUGIN_AUTOLOAD"
 """When set to a non-empty value, no entry point is loaded: built-in plugins only."""
 
 
-@dataclass(frozen=True)
-class PluginOrigin:
+class PluginOrigin(NamedTuple):
     """Where a registered plugin came from: ``distribution`` is ``None`` for built-ins."""
 
     name: str

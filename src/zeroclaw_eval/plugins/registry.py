@@ -26,13 +26,20 @@ KINDS = ("families", "formatters", "modes", "tools", "agents")
 """The kinds of object plugins register, as :meth:`Registry.provided_by` names them."""
 
 
-@dataclass(frozen=True)
 class Registered(Generic[T]):
     """An object a plugin registered, with the plugin's name."""
 
-    name: str
-    obj: T
-    plugin: str
+    # A plain class: one is made per registration on every run, and a frozen
+    # dataclass costs six generated methods, compiled at import.
+    __slots__ = ("name", "obj", "plugin")
+
+    def __init__(self, name: str, obj: T, plugin: str) -> None:
+        self.name = name
+        self.obj = obj
+        self.plugin = plugin
+
+    def __repr__(self) -> str:
+        return f"Registered({self.name!r}, {self.obj!r}, plugin={self.plugin!r})"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from zeroclaw_eval.config import load_config
 from zeroclaw_eval.errors import ConfigError, SuiteLoadError, UsageError, ZeroclawEvalError
@@ -80,8 +80,7 @@ class RunRequest:
             raise UsageError("give PATH arguments or --suite, not both")
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """A request applied to a session's configuration: what the cases run under.
 
     ``config`` is the configuration with the request's overrides; ``formatter`` the
