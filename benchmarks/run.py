@@ -139,7 +139,9 @@ class Workload:
     argv: list[str]
     suite: str | None = None
     cwd: str = ""
-    """Where it runs, below the temporary directory."""
+    """Where it runs, below the temporary directory: each suite is a project of its
+    own (``w3/w3/*.json``, its history in ``w3/.zeroclaw``), so that one workload's
+    history rows never weigh on another's appends."""
     floor_target: float | None = None
     """The most ``x floor`` may be."""
     target_rss_mib: float | None = None
@@ -286,7 +288,7 @@ def main() -> None:
     workloads = [
         Workload("floor", 0, [python, "-c", FLOOR_CODE]),
         Workload("imports", 0, [python, "-c", IMPORTS_CODE]),
-        Workload("imports+json", 0, [python, "-c", IMPORTS_JSON_CODE], suite="w3"),
+        Workload("imports+json", 0, [python, "-c", IMPORTS_JSON_CODE], "w3", cwd="w3"),
     ]
     for label, script in scripts.items():
 
@@ -294,12 +296,14 @@ def main() -> None:
             return [str(script), "eval", "run", "--suite", suite, *more]
 
         workloads += [
-            Workload(f"W1{label}", 1, run("w1"), "w1", floor_target=1.15),
-            Workload(f"W1 no-history{label}", 1, run("w1", "--no-history"), "w1"),
-            Workload(f"W1 git{label}", 1, run("w1"), "git", cwd="git"),
-            Workload(f"W2{label}", 1_000, run("w2"), "w2"),
-            Workload(f"W3{label}", 1_000, run("w3"), "w3", floor_target=2.0, target_rss_mib=60),
-            Workload(f"W4{label}", 10_000, run("w4"), "w4", target_s=3.0),
+            Workload(f"W1{label}", 1, run("w1"), "w1", "w1", floor_target=1.15),
+            Workload(f"W1 no-history{label}", 1, run("w1", "--no-history"), "w1", "w1"),
+            Workload(f"W1 git{label}", 1, run("w1"), "git", "git"),
+            Workload(f"W2{label}", 1_000, run("w2"), "w2", "w2"),
+            Workload(
+                f"W3{label}", 1_000, run("w3"), "w3", "w3", floor_target=2.0, target_rss_mib=60
+            ),
+            Workload(f"W4{label}", 10_000, run("w4"), "w4", "w4", target_s=3.0),
         ]
     if args.only:
         wanted = {name.lower() for name in args.only} | {"floor", "imports"}
@@ -313,7 +317,7 @@ def main() -> None:
         suites |= {"w3": (1_000, echo_case), "w4": (10_000, echo_case)}
         for suite, (count, make) in suites.items():
             if suite in needed:
-                write_suite(root / suite, count, make)
+                write_suite(root / suite / suite, count, make)
         if "git" in needed:
             git_checkout(root / "git")
 
