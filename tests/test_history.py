@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import sqlite3
 import subprocess
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,7 @@ def test_run_appends_to_the_default_history_beside_the_config_file(project: Path
     assert run["started_at"].endswith("Z") and run["duration_s"] > 0
     plugins = {p["name"]: p for p in json.loads(run["plugins"])}
     assert plugins["echo"]["distribution"] == "zeroclaw-eval"
-    assert plugins["echo"]["version"]
+    assert plugins["echo"]["version"] == version("zeroclaw-eval")  # the installed one
     attempts = rows(history, "SELECT * FROM attempts ORDER BY case_index, attempt")
     assert [(a["case_name"], a["attempt"], a["passed"]) for a in attempts] == [
         ("echo-hello", 0, 1),

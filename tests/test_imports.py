@@ -91,6 +91,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.util.paths",
         "zeroclaw_eval.util.strictjson",
         "zeroclaw_eval.util.wording",
+        "zeroclaw_eval.version",
         "zeroclaw_eval.workspace",
     }
 )
@@ -107,7 +108,8 @@ try:
     zeroclaw_eval.cli.main(args, standalone_mode=False)
 except SystemExit as exc:
     assert exc.code == 0, exc.code
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "zeroclaw_eval")))
+project = sorted(m for m in sys.modules if m.split(".")[0] == "zeroclaw_eval")
+print(json.dumps({"project": project, "subprocess": "subprocess" in sys.modules}))
 """
 
 
@@ -130,8 +132,9 @@ def w1_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return suite
 
 
-def w1_modules(suite: Path, *options: str) -> set[str]:
-    """The project modules a fresh interpreter imports to run W1 (built-in plugins only)."""
+def w1_imports(suite: Path, *options: str) -> dict[str, Any]:
+    """What a fresh interpreter imports to run W1 (built-in plugins only): the project's
+    modules, and whether :mod:`subprocess` is among the standard library's."""
     env = {key: value for key, value in os.environ.items() if key != NO_HISTORY_ENV}
     env["ZEROCLAW_EVAL_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     done = subprocess.run(
@@ -143,17 +146,20 @@ def w1_modules(suite: Path, *options: str) -> set[str]:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    imported: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return imported
 
 
 def test_a_w1_replay_without_history_imports_exactly_the_pinned_modules(w1_suite: Path) -> None:
-    assert sorted(w1_modules(w1_suite, "--no-history")) == sorted(W1_MODULES)
+    assert sorted(w1_imports(w1_suite, "--no-history")["project"]) == sorted(W1_MODULES)
 
 
 def test_the_default_history_adds_only_its_store_and_provenance(w1_suite: Path) -> None:
-    modules = w1_modules(w1_suite)
+    imported = w1_imports(w1_suite)
     assert (w1_suite.parent / ".zeroclaw" / "history.sqlite").is_file()  # it was on
-    assert sorted(modules) == sorted(W1_MODULES | W1_HISTORY_MODULES)
+    assert sorted(imported["project"]) == sorted(W1_MODULES | W1_HISTORY_MODULES)
+    # Outside a git work tree no git runs, so nothing imports subprocess to start it.
+    assert imported["subprocess"] is False
 
 
 PROBE = """

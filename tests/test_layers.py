@@ -30,7 +30,7 @@ PACKAGE = PROJECT / "src" / "zeroclaw_eval"
 #: it (the longest matching name wins: ``agents.base`` sits below the rest of
 #: ``agents``, which implements it).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors",),
+    ("errors", "version"),
     ("util",),
     ("protocol", "workspace", "report"),
     ("grading",),

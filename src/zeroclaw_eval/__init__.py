@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from zeroclaw_eval.version import __version__ as __version__
+
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
     from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession

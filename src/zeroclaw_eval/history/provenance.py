@@ -5,13 +5,16 @@ work tree (and whether it had uncommitted changes), and the plugins that were lo
 from __future__ import annotations
 
 import os
-import subprocess
-from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from zeroclaw_eval.plugins.manager import PluginManager
-from zeroclaw_eval.util.distinfo import name_and_version
 from zeroclaw_eval.util.paths import work_tree
+from zeroclaw_eval.version import __version__
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from zeroclaw_eval.plugins.manager import PluginManager
 
 _STATUS = ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"]
 
@@ -30,6 +33,8 @@ class GitState:
         where = directory if directory.is_dir() else directory.parent
         if work_tree(Path(os.path.abspath(where))) is None and not os.environ.get("GIT_DIR"):
             return
+        import subprocess  # only here: a run outside a work tree neither starts nor imports it
+
         try:
             self._process = subprocess.Popen(
                 _STATUS,
@@ -54,6 +59,8 @@ class GitState:
         """
         if self._process is None:
             return None, None
+        import subprocess
+
         try:
             stdout, _ = self._process.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -87,16 +94,12 @@ def git_state(directory: Path) -> tuple[str | None, bool | None]:
 
 def plugin_versions(pm: PluginManager) -> list[dict[str, str | None]]:
     """Every loaded plugin: its name, distribution and version (a built-in's are
-    zeroclaw-eval's own)."""
-    try:
-        _, own = name_and_version(metadata.distribution("zeroclaw-eval"))
-    except metadata.PackageNotFoundError:  # run from a source tree
-        own = None
+    zeroclaw-eval's own: its ``__version__``, not a search of the installed metadata)."""
     return [
         {
             "name": origin.name,
             "distribution": "zeroclaw-eval" if origin.builtin else origin.distribution,
-            "version": own if origin.builtin else origin.version,
+            "version": __version__ if origin.builtin else origin.version,
         }
         for origin in pm.origins.values()
     ]
