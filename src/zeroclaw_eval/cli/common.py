@@ -43,7 +43,7 @@ def errors_to_exit() -> Iterator[None]:
     refused fixture too); a :class:`~zeroclaw_eval.errors.UsageError` is click's
     usage error (exit 2); Ctrl-C before any report exists exits 130.
     """
-    from zeroclaw_eval.errors import SuiteLoadError, UsageError, ZeroclawEvalError, one_line
+    from zeroclaw_eval.errors import SuiteLoadError, UsageError, ZeroclawEvalError
 
     try:
         yield
@@ -57,10 +57,10 @@ def errors_to_exit() -> Iterator[None]:
             raise click.UsageError(str(exc)) from None
         raise click.BadParameter(str(exc), param_hint=f"'{exc.option}'") from None
     except ZeroclawEvalError as exc:
-        click.echo(f"Error: {one_line(str(exc))}", err=True)
+        warn(str(exc))
         if isinstance(exc, SuiteLoadError):
             for problem in exc.problems:
-                click.echo(f"Error: {one_line(problem)}", err=True)
+                warn(problem)
         sys.exit(1)
 
 
@@ -157,6 +157,24 @@ def plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
     from zeroclaw_eval.plugins.manager import get_plugin_manager
 
     pm = get_plugin_manager(blocked=blocked, plugins=_in_process())
+    _warn_blocking_nothing(pm, blocked)
+    return pm
+
+
+def open_session(config_path: Path | None, blocked: tuple[str, ...]) -> Session:
+    """The run session of this command, opened as every front end opens one
+    (:meth:`~zeroclaw_eval.run.session.Session.open`): its configuration, then its
+    plugins, with any in-process ones; a ``-p no:NAME`` that blocks nothing is
+    warned about, as by :func:`plugin_manager`."""
+    from zeroclaw_eval.run.session import Session
+
+    session = Session.open(config=config_path, blocked=blocked, plugins=_in_process())
+    assert session.pm is not None  # Session.open always loads the plugins
+    _warn_blocking_nothing(session.pm, blocked)
+    return session
+
+
+def _warn_blocking_nothing(pm: PluginManager, blocked: tuple[str, ...]) -> None:
     for name in blocked:
         if name not in pm.known_names:
             known = ", ".join(sorted(pm.known_names)) or "none"
@@ -165,19 +183,6 @@ def plugin_manager(blocked: tuple[str, ...]) -> PluginManager:
                 f"(plugins: {known})",
                 err=True,
             )
-    return pm
-
-
-def open_session(config_path: Path | None, blocked: tuple[str, ...]) -> Session:
-    """The run session of this command: its configuration, then its plugins (as
-    :func:`plugin_manager` loads them)."""
-    from zeroclaw_eval.config import load_config
-    from zeroclaw_eval.plugins.registry import Registry
-    from zeroclaw_eval.run.session import Session
-
-    loaded = load_config(config_path)
-    pm = plugin_manager(blocked)
-    return Session(loaded, Registry.from_plugin_manager(pm), pm)
 
 
 def _in_process() -> tuple[object, ...]:
