@@ -84,6 +84,7 @@ def _case(case: CaseReport, ks: tuple[int, ...]) -> dict[str, Any]:
     (see :meth:`CaseReport.of_attempts`); ``attempts`` lists them all.
     """
     attempts = case.attempts or (case,)
+    shown = _attempt(case)
     document: dict[str, Any] = {
         "name": case.name,
         "source": case.source,
@@ -92,8 +93,8 @@ def _case(case: CaseReport, ks: tuple[int, ...]) -> dict[str, Any]:
         "error": case.error,
         "duration_s": round(case.duration_s, 6),
         "models": list(case.models),
-        "retries": _attempt(case)["retries"],
-        "checks": _attempt(case)["checks"],
+        "retries": shown["retries"],
+        "checks": shown["checks"],
         "runs": case.runs,
         "passes": case.passes,
         "flaky": case.flaky,
