@@ -176,6 +176,21 @@ FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
         "tool_results_contain: shell \"unknown tool 'shell'\"",
         'not found in the result: observed "ran"',
     ),
+    "tool_sequence": (
+        {"tool_sequence": [{"mode": "in_order", "steps": [{"tool": "echo"}, {"tool": "shell"}]}]},
+        run("x", calls=(ECHO, SHELL_FAILED)),
+        run("x", calls=(SHELL_FAILED, ECHO)),
+        "tool_sequence: in_order echo -> shell",
+        "step 1 shell: no call paired (shell[0] (turn 0, call 0) matches, but it is out of "
+        "order with the steps paired around it); paired: step 0 echo -> echo[0] (turn 0, call 1)",
+    ),
+    "tool_call_status": (
+        {"tool_call_status": [{"tool": "shell", "status": "failed"}]},
+        run("x", calls=(ECHO, SHELL_FAILED)),
+        run("x", calls=(call("shell", result="ran"),)),
+        "tool_call_status: shell failed",
+        'shell[0] (turn 0, call 0) succeeded: "ran"',
+    ),
 }
 
 

@@ -45,6 +45,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.agents.base",
         "zeroclaw_eval.agents.loop",
         "zeroclaw_eval.builtin",
+        "zeroclaw_eval.builtin.callstatus",
         "zeroclaw_eval.builtin.dispatch",
         "zeroclaw_eval.builtin.echo",
         "zeroclaw_eval.builtin.github",
@@ -53,6 +54,9 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.reference",
         "zeroclaw_eval.builtin.replay",
         "zeroclaw_eval.builtin.response",
+        # Default family plugins are registered on every run; their matching
+        # (grading.alignment, util.jsonvalue) is imported only when a case uses them.
+        "zeroclaw_eval.builtin.sequence",
         "zeroclaw_eval.builtin.text",
         "zeroclaw_eval.builtin.tools",
         "zeroclaw_eval.case",

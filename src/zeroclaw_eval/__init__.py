@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         SuiteLoadError,
         ZeroclawEvalError,
     )
-    from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem
+    from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem, ToolReference
     from zeroclaw_eval.grading.record import RecordedCall, RunRecord, empty_run
     from zeroclaw_eval.hookspecs import hookimpl, hookspec
     from zeroclaw_eval.modes.base import CaseProvider, RunMode
@@ -64,7 +64,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SuiteLoadError",
         "ZeroclawEvalError",
     ),
-    "zeroclaw_eval.grading.family": ("Family", "NonEmptyStr", "Params", "Problem"),
+    "zeroclaw_eval.grading.family": (
+        "Family",
+        "NonEmptyStr",
+        "Params",
+        "Problem",
+        "ToolReference",
+    ),
     "zeroclaw_eval.grading.record": ("RecordedCall", "RunRecord", "empty_run"),
     "zeroclaw_eval.hookspecs": ("hookimpl", "hookspec"),
     "zeroclaw_eval.modes.base": ("CaseProvider", "RunMode"),
@@ -129,6 +135,7 @@ __all__ = [
     "SuiteReport",
     "Tool",
     "ToolCallRequest",
+    "ToolReference",
     "ToolResult",
     "ZeroclawEvalError",
     "admit_file",

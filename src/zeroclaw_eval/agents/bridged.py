@@ -7,7 +7,8 @@ configured endpoint). Each case attempt gets its own bridge route and key.
 
 Its evidence is what crossed the wire (:mod:`zeroclaw_eval.agents.wire`). What
 never crosses it cannot be certified: a tool's own success flag, so
-``all_tools_succeeded`` is refused at admission for a bridged agent. A failure on
+``all_tools_succeeded`` and ``tool_call_status`` are refused at admission for a
+bridged agent. A failure on
 the route (the agent asked for more responses than scripted, sent a malformed
 request...) is the case's run error, whatever the agent made of the refusal.
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import Route
     from zeroclaw_eval.bridge.wire import BridgeRequest
 
-#: Why a bridged agent refuses ``all_tools_succeeded``.
+#: Why a bridged agent refuses ``all_tools_succeeded`` and ``tool_call_status``.
 UNOBSERVABLE_SUCCESS = (
     "a bridged agent runs its tools itself, and a tool's own success never crosses the "
     "wire (only its result text does): grade that text with tool_results_contain"
@@ -87,7 +88,7 @@ class BridgedAgent(AgentUnderTest):
     needs_bridge = True
     own_tools = True
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {"all_tools_succeeded": UNOBSERVABLE_SUCCESS}
+        {"all_tools_succeeded": UNOBSERVABLE_SUCCESS, "tool_call_status": UNOBSERVABLE_SUCCESS}
     )
 
     def __init__(self, table: AgentTable | None = None) -> None:

@@ -12,6 +12,10 @@ registers is left alone: a model asking for a tool that does not exist is a
 behaviour worth a case (the agent records a failed call), and it fails the
 same way in both modes.
 
+Expectations are held to it too: a tool an entry names (a family's
+``tools_named``) must fit an offered tool or one the script calls, or the
+entry could only pass on a call the agent was never given.
+
 This covers the harness's own agent and tools; an agent that brings its own
 tools makes its own offer.
 """
@@ -56,17 +60,20 @@ def check_allowed(config: EvalConfig, registered: Iterable[str]) -> None:
 
 
 def check_offer(case: Case, offered: frozenset[str], registered: Iterable[str]) -> None:
-    """Refuse a case whose scripted step calls a registered tool outside ``offered``.
+    """Refuse a case whose scripted step calls a registered tool outside ``offered``,
+    or whose expectation names a tool that fits neither ``offered`` nor a scripted call.
 
-    Raises :class:`AdmissionError` naming the step and the tool.
+    Raises :class:`AdmissionError` naming the step (or the entry) and the tool.
     """
     known = set(registered)
+    scripted: set[str] = set()
     for t, turn in enumerate(case.trace.turns):
         for s, step in enumerate(turn.steps or ()):
             response = step.response
             if not isinstance(response, ToolCallsResponse):
                 continue
             for c, call in enumerate(response.tool_calls):
+                scripted.add(call.name)
                 if call.name in known and call.name not in offered:
                     path = ("turns", t, "steps", s, "response", "tool_calls", c, "name")
                     listed = ", ".join(sorted(offered)) or "none"
@@ -76,3 +83,15 @@ def check_offer(case: Case, offered: frozenset[str], registered: Iterable[str]) 
                         f"step {s} of turn {t} calls {call.name!r}, which is registered but "
                         f"not offered to the agent (eval.live.allowed_tools: {listed})",
                     )
+    callable_names = offered | scripted
+    for expectation in case.expectations:
+        for reference in expectation.family.tools_named(expectation.params):
+            if not any(reference.accepts(name) for name in callable_names):
+                where = ("expects", expectation.name, *reference.path)
+                listed = ", ".join(sorted(offered)) or "none"
+                raise AdmissionError(
+                    case.source,
+                    f"{dotted(where)}={shown(reference.written)}",
+                    f"names no tool the agent is offered ({listed}) nor one the script "
+                    "calls: only a call the agent was never given could pass it",
+                )

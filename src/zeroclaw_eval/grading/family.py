@@ -9,10 +9,10 @@ same admission, so a plugin family fails closed exactly like a built-in one.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter
 
@@ -48,6 +48,19 @@ class Problem:
     message: str
 
 
+class ToolReference(NamedTuple):
+    """A tool an entry names, for the tool-offer rule.
+
+    ``path`` is relative to the family's entry (as for :class:`Problem`),
+    ``written`` the name or pattern as the fixture wrote it, and ``accepts``
+    tells whether a tool name fits it.
+    """
+
+    path: tuple[str | int, ...]
+    written: str
+    accepts: Callable[[str], bool]
+
+
 class Family(ABC, Generic[P]):
     """An expectation family. Subclass it, set ``name`` and ``params``, implement ``grade``.
 
@@ -77,6 +90,16 @@ class Family(ABC, Generic[P]):
         ``expects`` maps every family named in the fixture to its validated
         parameters, for rules that relate families (``min_tool_calls`` against
         ``max_tool_calls``, say). Called only when the parameters are well typed.
+        """
+        return ()
+
+    def tools_named(self, params: P) -> Iterable[ToolReference]:
+        """The tools the entries name that the agent must be able to call.
+
+        When the harness's own tools are offered, admission refuses a reference
+        that fits no offered tool nor any tool the fixture's script calls: such
+        an entry could only pass on a call the agent was never given. Default:
+        none.
         """
         return ()
 

@@ -26,6 +26,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.response",
     "zeroclaw_eval.builtin.tools",
     "zeroclaw_eval.builtin.dispatch",
+    "zeroclaw_eval.builtin.sequence",
+    "zeroclaw_eval.builtin.callstatus",
     "zeroclaw_eval.builtin.text",
     "zeroclaw_eval.builtin.json",
     "zeroclaw_eval.builtin.github",

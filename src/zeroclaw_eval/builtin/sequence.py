@@ -1,0 +1,377 @@
+"""The ``tool_sequence`` family: the run's calls, step by step, in a stated mode.
+
+An entry lists the expected steps, each a tool name (``*`` stands for any run
+of characters) with optional argument expectations and an ``optional`` flag,
+and a mode saying what else may happen:
+
+==================== ================ =============================================
+mode                 order            calls that pair with no step
+==================== ================ =============================================
+``in_order``         kept, gaps       allowed
+``exact``            kept             none: every call, in order, nothing else
+``unordered``        any              none: the same multiset of calls
+``calls_include``    any              allowed: the calls include these
+``calls_only_among`` any              none: the calls are only among these
+==================== ================ =============================================
+
+In every mode each required step pairs with a call of its own (one call never
+serves two steps), and an optional step may pair or not; ``turn`` limits the
+calls looked at to one turn (0-based). Arguments are compared as decoded JSON
+(:mod:`zeroclaw_eval.util.jsonvalue`): ``exact``, ``partial`` (recursive; arrays
+element by element), ``ignore``, or ``paths`` (JSON pointers whose values must
+equal those of ``arguments``). The pairing is the best one
+(:mod:`zeroclaw_eval.grading.alignment`), never a first fit, and a failure shows
+it: which step took which call, which step found none and the nearest call with
+its argument difference, which call no step accounts for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, NonNegativeInt
+
+from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem, ToolReference
+from zeroclaw_eval.grading.record import RecordedCall, RunRecord
+from zeroclaw_eval.hookspecs import hookimpl
+from zeroclaw_eval.report.model import CheckResult, plural
+
+Mode = Literal["in_order", "exact", "unordered", "calls_include", "calls_only_among"]
+ArgumentMatch = Literal["exact", "partial", "ignore", "paths"]
+
+ORDERED = frozenset({"in_order", "exact"})
+"""Modes whose pairs keep the order of the steps."""
+
+CLOSED = frozenset({"exact", "unordered", "calls_only_among"})
+"""Modes in which every call must pair with a step."""
+
+SHOWN_PAIRS = 8
+"""How many pairs a detail lists before it counts the rest."""
+
+
+class SequenceStep(Params):
+    """One expected call."""
+
+    tool: NonEmptyStr = Field(
+        description="the tool's name; '*' stands for any run of characters (read_*)"
+    )
+    arguments: dict[str, Any] | None = Field(
+        None, description="the expected arguments, compared as decoded JSON"
+    )
+    match: ArgumentMatch | None = Field(
+        None,
+        description="how the arguments are compared: exact (the default with arguments), "
+        "partial (recursive; arrays element by element), ignore (the default without), "
+        "paths (only the values at the JSON pointers of paths)",
+    )
+    paths: Annotated[list[NonEmptyStr], Field(min_length=1)] | None = Field(
+        None, description='with match "paths": JSON pointers (RFC 6901) into arguments'
+    )
+    optional: bool = Field(
+        False, description="the step may pair with no call (exact and calls_only_among)"
+    )
+
+    @property
+    def matching(self) -> str:
+        """How the arguments are compared, the default filled in."""
+        return self.match or ("ignore" if self.arguments is None else "exact")
+
+
+class SequenceEntry(Params):
+    """Expected steps and the mode that says what else the calls may do."""
+
+    mode: Mode = Field(
+        description="in_order (gaps allowed), exact (every call, in order, nothing else), "
+        "unordered (the same multiset of calls), calls_include (the calls include these), "
+        "calls_only_among (the calls are only among these)"
+    )
+    steps: Annotated[list[SequenceStep], Field(min_length=1)]
+    turn: NonNegativeInt | None = Field(
+        None, description="only the calls of this turn (0-based); the whole case without it"
+    )
+
+
+def name_matcher(pattern: str) -> Callable[[str], bool]:
+    """Whether a tool name fits ``pattern``, where ``*`` stands for any run of characters."""
+    if "*" not in pattern:
+        return lambda name: name == pattern
+    regex = re.compile(".*".join(map(re.escape, pattern.split("*"))), re.DOTALL)
+    return lambda name: regex.fullmatch(name) is not None
+
+
+class ToolSequence(Family[list[SequenceEntry]]):
+    """The calls follow the expected steps in the entry's mode."""
+
+    name = "tool_sequence"
+    params = list[SequenceEntry]
+    description = (
+        "the calls follow the steps: in_order, exact, unordered, calls_include or "
+        "calls_only_among, arguments compared as JSON, pairing optimal"
+    )
+    allow_empty_strings = (
+        True  # an expected argument may be ""; names and paths are typed non-empty
+    )
+
+    def rules(self, params: list[SequenceEntry], expects: Mapping[str, Any]) -> Iterable[Problem]:
+        for index, entry in enumerate(params):
+            yield from _entry_problems(entry, expects, (index,))
+
+    def tools_named(self, params: list[SequenceEntry]) -> Iterable[ToolReference]:
+        for index, entry in enumerate(params):
+            for number, step in enumerate(entry.steps):
+                path = (index, "steps", number, "tool")
+                yield ToolReference(path, step.tool, name_matcher(step.tool))
+
+    def grade(self, params: list[SequenceEntry], run: RunRecord) -> list[CheckResult]:
+        return [_grade_entry(self.name, entry, run) for entry in params]
+
+
+# --- admission ------------------------------------------------------------------
+
+
+def _entry_problems(
+    entry: SequenceEntry, expects: Mapping[str, Any], at: tuple[str | int, ...]
+) -> Iterator[Problem]:
+    for number, step in enumerate(entry.steps):
+        yield from _step_problems(step, (*at, "steps", number))
+    mode = entry.mode
+    optional = [number for number, step in enumerate(entry.steps) if step.optional]
+    if optional and mode in ("in_order", "calls_include"):
+        yield Problem(
+            (*at, "steps", optional[0], "optional"),
+            f"has no effect: {mode} allows calls that pair with no step, so an optional "
+            "step can never change the verdict",
+        )
+    if optional and mode == "unordered":
+        yield Problem(
+            (*at, "steps", optional[0], "optional"),
+            "unordered means the same multiset of calls as the steps; for steps that may "
+            "go unused, use calls_only_among",
+        )
+    required = len(entry.steps) - len(optional)
+    if required == 0:
+        if mode == "calls_only_among":
+            why = (
+                "calls_only_among is then satisfied by a run that calls no tool; make at "
+                "least one step required (a restriction alone is tools_not_used or "
+                "max_tool_calls)"
+            )
+        else:
+            why = "a run that calls no tool passes; make at least one step required"
+        yield Problem((*at, "steps"), f"every step is optional: {why}")
+    for bound in ("max_tool_calls", "exact_tool_calls"):
+        if isinstance(expects.get(bound), int) and expects[bound] < required:
+            yield Problem(
+                (*at, "steps"),
+                f"needs at least {plural(required, 'call')} (one per required step), "
+                f"more than {bound}={expects[bound]} allows",
+            )
+    if entry.turn is None and mode in CLOSED:
+        for bound in ("exact_tool_calls", "min_tool_calls"):
+            if isinstance(expects.get(bound), int) and expects[bound] > len(entry.steps):
+                yield Problem(
+                    (*at, "steps"),
+                    f"pairs at most {plural(len(entry.steps), 'call')} and {mode} allows no "
+                    f"other call, fewer than {bound}={expects[bound]} demands",
+                )
+    banned = expects.get("tools_not_used") or []
+    for number, step in enumerate(entry.steps):
+        accepts = name_matcher(step.tool)
+        for tool in banned:
+            if not step.optional and isinstance(tool, str) and accepts(tool):
+                yield Problem(
+                    (*at, "steps", number, "tool"), f"contradicts tools_not_used naming {tool!r}"
+                )
+
+
+def _step_problems(step: SequenceStep, at: tuple[str | int, ...]) -> Iterator[Problem]:
+    from zeroclaw_eval.util.jsonvalue import MISSING, parse_pointer, resolve
+
+    if step.match == "ignore" and step.arguments is not None:
+        yield Problem(
+            (*at, "match"),
+            "ignores the arguments given beside it: drop them, or say how to compare "
+            "them (exact, partial, paths)",
+        )
+    if step.match in ("exact", "partial", "paths") and step.arguments is None:
+        yield Problem((*at, "match"), f"{step.match!r} needs the expected arguments")
+    if step.paths is not None and step.match != "paths":
+        yield Problem((*at, "paths"), 'paths apply only with match "paths"')
+    if step.match == "paths" and step.paths is None:
+        yield Problem(
+            (*at, "match"), "'paths' needs paths: the JSON pointers whose values must match"
+        )
+    for number, pointer in enumerate(step.paths or ()):
+        try:
+            tokens = parse_pointer(pointer)
+        except ValueError as exc:
+            yield Problem((*at, "paths", number), str(exc))
+            continue
+        if step.arguments is not None and resolve(step.arguments, tokens) is MISSING:
+            yield Problem((*at, "paths", number), "points at nothing in the step's arguments")
+
+
+# --- grading --------------------------------------------------------------------
+
+
+def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResult:
+    from zeroclaw_eval.grading import alignment
+
+    calls = [c for c in run.calls if entry.turn is None or c.turn == entry.turn]
+    positions: dict[str, list[int]] = {}
+    for position, call in enumerate(calls):
+        positions.setdefault(call.name, []).append(position)
+    candidates: list[list[int]] = []
+    for step in entry.steps:
+        accepts = name_matcher(step.tool)
+        fitting = [positions[name] for name in positions if accepts(name)]
+        named = fitting[0] if len(fitting) == 1 else sorted(p for ps in fitting for p in ps)
+        test = _argument_test(step)
+        candidates.append(named if test is None else [p for p in named if test(calls[p].arguments)])
+    required = [not step.optional for step in entry.steps]
+    pair = alignment.in_order if entry.mode in ORDERED else alignment.any_order
+    pairs = pair(candidates, required, len(calls))
+    missing = [n for n, needed in enumerate(required) if needed and n not in pairs]
+    taken = set(pairs.values())
+    extra = [p for p in range(len(calls)) if p not in taken] if entry.mode in CLOSED else []
+    check = f"{family}: {_entry_label(entry)}"
+    view = _View(entry, calls, run, pairs)
+    if not missing and not extra:
+        return CheckResult(check, True, view.alignment())
+    problems = [view.unpaired_step(n) for n in missing]
+    problems += [
+        f"extra call {view.label(p)} pairs with no step ({entry.mode} allows no other call)"
+        for p in extra
+    ]
+    return CheckResult(check, False, "; ".join([*problems, view.alignment()]))
+
+
+def _argument_test(step: SequenceStep) -> Callable[[dict[str, Any]], bool] | None:
+    """Whether a call's arguments meet the step, or ``None`` when they are ignored."""
+    from zeroclaw_eval.util import jsonvalue
+
+    expected = step.arguments
+    matching = step.matching
+    if matching == "exact":
+        return lambda arguments: jsonvalue.equal(expected, arguments)
+    if matching == "partial":
+        return lambda arguments: jsonvalue.contains(expected, arguments)
+    if matching == "paths":
+        wanted = [
+            (tokens, jsonvalue.resolve(expected, tokens))
+            for tokens in map(jsonvalue.parse_pointer, step.paths or ())
+        ]
+        return lambda arguments: all(
+            jsonvalue.equal(value, jsonvalue.resolve(arguments, tokens)) for tokens, value in wanted
+        )
+    return None
+
+
+def _argument_differences(step: SequenceStep, arguments: dict[str, Any]) -> list[str]:
+    from zeroclaw_eval.util import jsonvalue
+
+    matching = step.matching
+    if matching in ("exact", "partial"):
+        return list(jsonvalue.differences(step.arguments, arguments, partial=matching == "partial"))
+    found = []
+    if matching == "paths":
+        for pointer in step.paths or ():
+            tokens = jsonvalue.parse_pointer(pointer)
+            value = jsonvalue.resolve(step.arguments, tokens)
+            got = jsonvalue.resolve(arguments, tokens)
+            if not jsonvalue.equal(value, got):
+                found.append(
+                    f"{pointer}: expected {jsonvalue.show(value)}, got {jsonvalue.show(got)}"
+                )
+    return found
+
+
+def _entry_label(entry: SequenceEntry) -> str:
+    names = [step.tool + ("?" if step.optional else "") for step in entry.steps]
+    if len(names) > 6:
+        names = [*names[:5], f"... ({len(names)} steps)"]
+    scope = "" if entry.turn is None else f" in turn {entry.turn}"
+    return f"{entry.mode} {' -> '.join(names)}{scope}"
+
+
+class _View:
+    """How a detail names steps, calls and the pairing, made only for the detail."""
+
+    def __init__(
+        self,
+        entry: SequenceEntry,
+        calls: Sequence[RecordedCall],
+        run: RunRecord,
+        pairs: Mapping[int, int],
+    ) -> None:
+        self.entry = entry
+        self.calls = calls
+        self.run = run
+        self.pairs = pairs
+        self._labels: dict[int, str] | None = None
+
+    def label(self, position: int) -> str:
+        """``echo[1] (turn 0, call 3)``: the tool's own index, as ``call_index``
+        counts it, then the turn and the place in dispatch order."""
+        if self._labels is None:
+            self._labels = {}
+            per_tool: dict[str, int] = {}
+            where = {id(call): number for number, call in enumerate(self.calls)}
+            for number, call in enumerate(self.run.calls):
+                index = per_tool.get(call.name, 0)
+                per_tool[call.name] = index + 1
+                if id(call) in where:
+                    self._labels[where[id(call)]] = (
+                        f"{call.name}[{index}] (turn {call.turn}, call {number})"
+                    )
+        return self._labels[position]
+
+    def alignment(self) -> str:
+        """The pairs, step by step: ``step 0 echo -> echo[0] (turn 0, call 0)``."""
+        if not self.pairs:
+            return f"no step paired; {self.observed()}"
+        shown = [
+            f"step {step} {self.entry.steps[step].tool} -> {self.label(call)}"
+            for step, call in list(self.pairs.items())[:SHOWN_PAIRS]
+        ]
+        more = len(self.pairs) - len(shown)
+        if more:
+            shown.append(f"... and {more} more")
+        return f"paired: {', '.join(shown)}"
+
+    def observed(self) -> str:
+        scope = "" if self.entry.turn is None else f" in turn {self.entry.turn}"
+        if not self.calls:
+            return f"no call{scope}"
+        names = ", ".join(call.name for call in self.calls[:20])
+        if len(self.calls) > 20:
+            names += ", ..."
+        return f"{plural(len(self.calls), 'call')}{scope}: {names}"
+
+    def unpaired_step(self, number: int) -> str:
+        """What an unpaired required step met: the nearest call and how it differs."""
+        step = self.entry.steps[number]
+        head = f"step {number} {step.tool}: no call paired"
+        accepts = name_matcher(step.tool)
+        named = [p for p, call in enumerate(self.calls) if accepts(call.name)]
+        if not named:
+            return f"{head} (no call to {step.tool}; {self.observed()})"
+        owner = {call: s for s, call in self.pairs.items()}
+        differences = {p: _argument_differences(step, self.calls[p].arguments) for p in named}
+        nearest = min(named, key=lambda p: (len(differences[p]), p in owner, p))
+        found = differences[nearest]
+        if found:
+            listed = "; ".join(found[:3]) + ("; ..." if len(found) > 3 else "")
+            return f"{head} (nearest: {self.label(nearest)}, arguments differ: {listed})"
+        if nearest in owner:
+            why = f"it pairs with step {owner[nearest]}"
+        else:
+            why = "it is out of order with the steps paired around it"
+        return f"{head} ({self.label(nearest)} matches, but {why})"
+
+
+@hookimpl
+def zeroclaw_eval_register_families(register: Callable[[Family[Any]], None]) -> None:
+    register(ToolSequence())
