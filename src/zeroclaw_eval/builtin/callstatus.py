@@ -88,7 +88,7 @@ class ToolCallStatus(Family[list[StatusEntry]]):
         if wrong:
             return CheckResult(check, False, "; ".join(wrong))
         if entry.call_index is None:
-            detail = f"all {plural(len(calls), 'call')} to {entry.tool} {entry.status}"
+            detail = f"every call to {entry.tool} {entry.status} ({plural(len(calls), 'call')})"
         else:
             detail = f"{target} {entry.status}"
         return CheckResult(check, True, detail)

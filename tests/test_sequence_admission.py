@@ -1,0 +1,339 @@
+"""Admission of ``tool_sequence`` and ``tool_call_status`` fails closed.
+
+Each hostile fixture below is one edit away from an admitted one and is refused
+with its file and field; the schema points an editor at the same field; an agent
+that cannot observe a tool's success refuses ``tool_call_status``; and no entry
+admission lets through is satisfied by a run that does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from zeroclaw_eval import AdmissionError, Registry, RunMode, admit_file, empty_run
+from zeroclaw_eval.case.admission import admit_data
+
+from .bridged_helpers import command, configure, run, write_suite
+from .conftest import echo_case, zeroclaw
+
+
+def expects(**families: Any) -> dict[str, Any]:
+    return echo_case(expects=families)
+
+
+def steps(mode: str, *items: dict[str, Any], **entry: Any) -> list[dict[str, Any]]:
+    return [{"mode": mode, "steps": list(items), **entry}]
+
+
+ECHO = {"tool": "echo"}
+MAYBE = {"tool": "echo", "optional": True}
+HELLO = {"tool": "echo", "arguments": {"message": "hello"}}
+SEQ = "expects.tool_sequence[0]"
+
+# id -> (fixture, field, what the message says)
+REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
+    "empty_step_list": (
+        expects(tool_sequence=steps("in_order")),
+        f"{SEQ}.steps",
+        "must not be empty",
+    ),
+    "only_optional_steps": (
+        expects(tool_sequence=steps("exact", MAYBE, MAYBE)),
+        f"{SEQ}.steps",
+        "every step is optional: a run that calls no tool passes",
+    ),
+    "containment_an_empty_run_satisfies": (
+        expects(tool_sequence=steps("calls_only_among", MAYBE)),
+        f"{SEQ}.steps",
+        "calls_only_among is then satisfied by a run that calls no tool",
+    ),
+    "optional_step_in_calls_include": (
+        expects(tool_sequence=steps("calls_include", ECHO, MAYBE)),
+        f"{SEQ}.steps[1].optional=true",
+        "has no effect: calls_include allows calls that pair with no step",
+    ),
+    "optional_step_in_order": (
+        expects(tool_sequence=steps("in_order", ECHO, MAYBE)),
+        f"{SEQ}.steps[1].optional=true",
+        "has no effect: in_order allows calls that pair with no step",
+    ),
+    "optional_step_unordered": (
+        expects(tool_sequence=steps("unordered", ECHO, MAYBE)),
+        f"{SEQ}.steps[1].optional=true",
+        "for steps that may go unused, use calls_only_among",
+    ),
+    "pointer_without_slash": (
+        expects(
+            tool_sequence=steps(
+                "in_order", {**HELLO, "match": "paths", "paths": ["/message", "message"]}
+            )
+        ),
+        f'{SEQ}.steps[0].paths[1]="message"',
+        "'message' is not a JSON pointer: it must start with '/'",
+    ),
+    "pointer_bad_escape": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "match": "paths", "paths": ["/a~2"]})),
+        f'{SEQ}.steps[0].paths[0]="/a~2"',
+        "'~' must be followed by 0 or 1",
+    ),
+    "pointer_to_nothing": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "match": "paths", "paths": ["/msg"]})),
+        f'{SEQ}.steps[0].paths[0]="/msg"',
+        "points at nothing in the step's arguments",
+    ),
+    "empty_pointer_list": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "match": "paths", "paths": []})),
+        f"{SEQ}.steps[0].paths",
+        "must not be empty",
+    ),
+    "paths_without_match_paths": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "paths": ["/message"]})),
+        f"{SEQ}.steps[0].paths",
+        'paths apply only with match "paths"',
+    ),
+    "match_paths_without_paths": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "match": "paths"})),
+        f'{SEQ}.steps[0].match="paths"',
+        "'paths' needs paths",
+    ),
+    "ignored_arguments": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "match": "ignore"})),
+        f'{SEQ}.steps[0].match="ignore"',
+        "ignores the arguments given beside it",
+    ),
+    "partial_without_arguments": (
+        expects(tool_sequence=steps("in_order", {"tool": "echo", "match": "partial"})),
+        f'{SEQ}.steps[0].match="partial"',
+        "'partial' needs the expected arguments",
+    ),
+    "more_steps_than_max_tool_calls": (
+        expects(tool_sequence=steps("in_order", ECHO, ECHO), max_tool_calls=1),
+        f"{SEQ}.steps",
+        "needs at least 2 calls (one per required step), more than max_tool_calls=1 allows",
+    ),
+    "more_steps_than_exact_tool_calls": (
+        expects(tool_sequence=steps("calls_include", ECHO, ECHO), exact_tool_calls=1),
+        f"{SEQ}.steps",
+        "more than exact_tool_calls=1 allows",
+    ),
+    "closed_mode_fewer_steps_than_exact_tool_calls": (
+        expects(tool_sequence=steps("exact", ECHO), exact_tool_calls=2),
+        f"{SEQ}.steps",
+        "pairs at most 1 call and exact allows no other call, fewer than exact_tool_calls=2",
+    ),
+    "step_contradicts_tools_not_used": (
+        expects(tool_sequence=steps("in_order", ECHO), tools_not_used=["echo"]),
+        f'{SEQ}.steps[0].tool="echo"',
+        "contradicts tools_not_used naming 'echo'",
+    ),
+    "unknown_mode": (
+        expects(tool_sequence=steps("subset", ECHO)),
+        f'{SEQ}.mode="subset"',
+        "input should be 'in_order', 'exact', 'unordered', 'calls_include' or 'calls_only_among'",
+    ),
+    "unknown_match": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "match": "superset"})),
+        f'{SEQ}.steps[0].match="superset"',
+        "input should be 'exact', 'partial', 'ignore' or 'paths'",
+    ),
+    "misspelt_step_key": (
+        expects(tool_sequence=steps("exact", ECHO, {"tool": "echo", "optinal": True})),
+        f"{SEQ}.steps[1].optinal=true",
+        "unknown key",
+    ),
+    "empty_tool_name": (
+        expects(tool_sequence=steps("in_order", {"tool": ""})),
+        f'{SEQ}.steps[0].tool=""',
+        "must not be empty",
+    ),
+    "negative_turn": (
+        expects(tool_sequence=steps("in_order", ECHO, turn=-1)),
+        f"{SEQ}.turn=-1",
+        "greater than or equal to 0",
+    ),
+    "status_unknown": (
+        expects(tool_call_status=[{"tool": "echo", "status": "ok"}]),
+        'expects.tool_call_status[0].status="ok"',
+        "input should be 'succeeded' or 'failed'",
+    ),
+    "status_index_beyond_max_tool_calls": (
+        expects(
+            tool_call_status=[{"tool": "echo", "status": "failed", "call_index": 2}],
+            max_tool_calls=2,
+        ),
+        "expects.tool_call_status[0]",
+        "needs at least 3 calls to echo, more than max_tool_calls=2 allows",
+    ),
+    "status_contradicts_tools_not_used": (
+        expects(tool_call_status=[{"tool": "echo", "status": "failed"}], tools_not_used=["echo"]),
+        'expects.tool_call_status[0].tool="echo"',
+        "contradicts tools_not_used naming 'echo'",
+    ),
+}
+
+
+@pytest.mark.parametrize(("fixture", "field", "says"), REFUSALS.values(), ids=REFUSALS.keys())
+def test_admission_refuses_naming_file_and_field(
+    fixture: dict[str, Any],
+    field: str,
+    says: str,
+    write_case: Callable[..., Path],
+    registry: Registry,
+    replay: RunMode,
+) -> None:
+    path = write_case(fixture)
+    with pytest.raises(AdmissionError) as refused:
+        admit_file(path, registry, replay)
+    assert (refused.value.source, refused.value.field) == (str(path), field)
+    assert says in refused.value.message
+
+
+def test_each_refused_fixture_is_one_edit_from_an_admitted_one(
+    write_case: Callable[..., Path], registry: Registry, replay: RunMode
+) -> None:
+    admitted = expects(
+        tool_sequence=[
+            *steps("exact", HELLO, MAYBE),
+            *steps("calls_only_among", ECHO, MAYBE),
+            *steps("in_order", {**HELLO, "match": "paths", "paths": ["/message"]}, turn=0),
+        ],
+        tool_call_status=[{"tool": "echo", "status": "succeeded", "call_index": 0}],
+        max_tool_calls=1,
+    )
+    case = admit_file(write_case(admitted), registry, replay)
+    assert all(check.passed for check in case.grade(_echo_hello_run()))
+
+
+def _echo_hello_run() -> Any:
+    from zeroclaw_eval import RecordedCall, RunRecord
+
+    call = RecordedCall(0, "c1", "echo", {"message": "hello"}, "hello", True)
+    return RunRecord(responses=["The echo said: hello"], calls=[call])
+
+
+def test_a_step_naming_a_tool_outside_the_offer_is_refused(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    fixture = expects(tool_sequence=steps("in_order", ECHO, {"tool": "grep"}))
+    (suite / "case.json").write_text(json.dumps(fixture), encoding="utf-8")
+    result = zeroclaw("eval", "run", "--suite", suite, "--no-history")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert (
+        f'{suite / "case.json"}: {SEQ}.steps[1].tool="grep": names no tool the agent is offered '
+        "(echo) nor one the script calls" in result.stderr
+    )
+    # A tool the script calls, registered or not, may be named (and a pattern that fits it).
+    fixture["turns"][0]["steps"][0]["response"]["tool_calls"].append(
+        {"id": "c2", "name": "grep", "arguments": {}}
+    )
+    fixture["expects"] = {"tool_sequence": steps("exact", ECHO, {"tool": "gr*"})}
+    (suite / "case.json").write_text(json.dumps(fixture), encoding="utf-8")
+    assert zeroclaw("eval", "run", "--suite", suite, "--no-history").returncode == 0
+
+
+def test_a_bridged_agent_refuses_call_status_but_certifies_the_sequence(tmp_path: Path) -> None:
+    config = configure(tmp_path / "project", command("echo_agent.py"))
+    status = expects(tool_call_status=[{"tool": "echo", "status": "succeeded"}])
+    refused = run(config, write_suite(tmp_path / "refused", status))
+    assert refused.exit_code == 1
+    assert "case0.json: expects.tool_call_status: agent 'command " in refused.stderr
+    assert "cannot certify this family: a bridged agent runs its tools itself" in refused.stderr
+    # Names and arguments cross the wire: the sequence is graded from what the agent sent.
+    sequence = expects(tool_sequence=steps("exact", HELLO))
+    assert run(config, write_suite(tmp_path / "sequence", sequence)).exit_code == 0
+
+
+# --- the JSON Schema ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.protocols.Validator:
+    result = zeroclaw("eval", "schema")
+    assert result.returncode == 0, result.stderr
+    return jsonschema.Draft202012Validator(json.loads(result.stdout))
+
+
+@pytest.mark.parametrize(
+    ("name", "where", "keyword"),
+    [
+        ("empty_step_list", ["steps"], "minItems"),
+        ("unknown_mode", ["mode"], "enum"),
+        ("unknown_match", ["steps", 0, "match"], "enum"),
+        ("misspelt_step_key", ["steps", 1], "additionalProperties"),
+        ("empty_pointer_list", ["steps", 0, "paths"], "minItems"),
+        ("negative_turn", ["turn"], "minimum"),
+        ("empty_tool_name", ["steps", 0, "tool"], "minLength"),
+    ],
+)
+def test_the_schema_points_at_the_wrong_field(
+    validator: jsonschema.protocols.Validator, name: str, where: list[Any], keyword: str
+) -> None:
+    error = jsonschema.exceptions.best_match(validator.iter_errors(REFUSALS[name][0]))
+    assert error is not None
+    assert list(error.absolute_path) == ["expects", "tool_sequence", 0, *where]
+    assert error.validator == keyword
+
+
+def test_the_schema_describes_the_status_entry(validator: jsonschema.protocols.Validator) -> None:
+    error = jsonschema.exceptions.best_match(validator.iter_errors(REFUSALS["status_unknown"][0]))
+    assert error is not None
+    assert list(error.absolute_path) == ["expects", "tool_call_status", 0, "status"]
+    assert error.validator == "enum"
+
+
+# --- vacuity --------------------------------------------------------------------
+
+_steps = st.lists(
+    st.fixed_dictionaries(
+        {"tool": st.sampled_from(["echo", "ech*"])}, optional={"optional": st.booleans()}
+    ),
+    min_size=1,
+    max_size=3,
+)
+_entries = st.fixed_dictionaries(
+    {
+        "mode": st.sampled_from(
+            ["in_order", "exact", "unordered", "calls_include", "calls_only_among"]
+        ),
+        "steps": _steps,
+    },
+    optional={"turn": st.integers(0, 1)},
+)
+
+
+@given(st.lists(_entries, min_size=1, max_size=2))
+def test_no_admitted_sequence_is_satisfied_by_an_empty_run(
+    registry: Registry, replay: RunMode, entries: list[dict[str, Any]]
+) -> None:
+    try:
+        case = admit_data(expects(tool_sequence=entries), registry, replay, source="case.json")
+    except AdmissionError:
+        return
+    sequence_checks = [c for c in case.grade(empty_run()) if c.check.startswith("tool_sequence")]
+    assert len(sequence_checks) == len(entries)
+    assert not any(check.passed for check in sequence_checks)
+
+
+def test_eval_check_finds_no_vacuity_in_the_new_families(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for number, families in enumerate(
+        [
+            {"tool_sequence": steps("calls_only_among", ECHO, MAYBE), "max_tool_calls": 2},
+            {"tool_call_status": [{"tool": "echo", "status": "succeeded"}]},
+        ]
+    ):
+        fixture = expects(**families)
+        (suite / f"case{number}.json").write_text(json.dumps(fixture), encoding="utf-8")
+    result = zeroclaw("eval", "check", "--suite", suite)
+    assert result.returncode == 0, result.stderr
+    assert "2 fixtures admitted; none is satisfied by an empty run" in result.stdout
