@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, NonNegativeInt
@@ -49,6 +50,9 @@ CLOSED = frozenset({"exact", "unordered", "calls_only_among"})
 
 SHOWN_PAIRS = 8
 """How many pairs a detail lists before it counts the rest."""
+
+SHOWN_PROBLEMS = 5
+"""How many unpaired steps, and how many extra calls, a detail lists before it counts the rest."""
 
 
 class SequenceStep(Params):
@@ -219,18 +223,8 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     from zeroclaw_eval.grading import alignment
 
     calls = [c for c in run.calls if entry.turn is None or c.turn == entry.turn]
-    positions: dict[str, list[int]] = {}
-    for position, call in enumerate(calls):
-        positions.setdefault(call.name, []).append(position)
-    candidates: list[list[int]] = []
-    for step in entry.steps:
-        accepts = name_matcher(step.tool)
-        fitting = [positions[name] for name in positions if accepts(name)]
-        named = fitting[0] if len(fitting) == 1 else sorted(p for ps in fitting for p in ps)
-        # Only a step some call fits by name reads its arguments: admission grades
-        # the empty run before it reports a malformed pointer, which must not raise.
-        test = _argument_test(step) if named else None
-        candidates.append(named if test is None else [p for p in named if test(calls[p].arguments)])
+    finder = _Candidates(calls)
+    candidates = [finder.of(step) for step in entry.steps]
     required = [not step.optional for step in entry.steps]
     pair = alignment.in_order if entry.mode in ORDERED else alignment.any_order
     pairs = pair(candidates, required, len(calls))
@@ -241,16 +235,87 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     view = _View(entry, calls, run, pairs)
     if not missing and not extra:
         return CheckResult(check, True, view.alignment())
-    problems = [view.unpaired_step(n) for n in missing]
+    problems = [view.unpaired_step(n) for n in missing[:SHOWN_PROBLEMS]]
+    if len(missing) > SHOWN_PROBLEMS:
+        problems.append(f"... and {len(missing) - SHOWN_PROBLEMS} more steps with no call")
     problems += [
         f"extra call {view.label(p)} pairs with no step ({entry.mode} allows no other call)"
-        for p in extra
+        for p in extra[:SHOWN_PROBLEMS]
     ]
+    if len(extra) > SHOWN_PROBLEMS:
+        problems.append(f"... and {len(extra) - SHOWN_PROBLEMS} more extra calls")
     return CheckResult(check, False, "; ".join([*problems, view.alignment()]))
 
 
-def _argument_test(step: SequenceStep) -> Callable[[dict[str, Any]], bool] | None:
-    """Whether a call's arguments meet the step, or ``None`` when they are ignored."""
+class _Candidates:
+    """The calls each step could pair with: its name fits, its arguments match.
+
+    Comparing every step with every call would cost steps x calls argument
+    comparisons. A step that expects arguments needs, at least, one of its
+    scalars at the same place in the call, so the calls are indexed by the value
+    at that place (once per place, shared by the steps that use it) and only the
+    calls found there are compared in full.
+    """
+
+    #: Below this many calls of a fitting name, comparing them all is cheaper than an index.
+    INDEX_FROM = 16
+
+    def __init__(self, calls: Sequence[RecordedCall]) -> None:
+        self.calls = calls
+        self.by_name: dict[str, list[int]] = {}
+        for position, call in enumerate(calls):
+            self.by_name.setdefault(call.name, []).append(position)
+        self.indexes: dict[Any, dict[Any, list[int]]] = {}
+
+    def of(self, step: SequenceStep) -> list[int]:
+        accepts = name_matcher(step.tool)
+        fitting = [self.by_name[name] for name in self.by_name if accepts(name)]
+        named = fitting[0] if len(fitting) == 1 else sorted(p for ps in fitting for p in ps)
+        # Only a step some call fits by name reads its arguments: admission grades
+        # the empty run before it reports a malformed pointer, which must not raise.
+        if not named or step.matching == "ignore":
+            return named
+        test = _argument_test(step)
+        if len(named) >= self.INDEX_FROM:
+            named = self._narrowed(step, named)
+        return [p for p in named if test(self.calls[p].arguments)]
+
+    def _narrowed(self, step: SequenceStep, named: list[int]) -> list[int]:
+        from zeroclaw_eval.util import jsonvalue
+
+        anchor = _anchor(step)
+        if anchor is None:
+            return named
+        place, read, wanted = anchor
+        index = self.indexes.get(place)
+        if index is None:
+            index = self.indexes[place] = {}
+            for position, call in enumerate(self.calls):
+                key = jsonvalue.scalar_key(read(call.arguments))
+                if key is not None:
+                    index.setdefault(key, []).append(position)
+        fits = set(named)
+        return [p for p in index.get(wanted, ()) if p in fits]
+
+
+def _anchor(step: SequenceStep) -> tuple[Any, Callable[[Any], Any], Any] | None:
+    """One scalar the step's arguments require, as (place, how to read it, its key)."""
+    from zeroclaw_eval.util import jsonvalue
+
+    if step.matching == "paths":
+        for pointer in step.paths or ():
+            tokens = jsonvalue.parse_pointer(pointer)
+            key = jsonvalue.scalar_key(jsonvalue.resolve(step.arguments, tokens))
+            if key is not None:
+                return (("pointer", tokens), partial(jsonvalue.resolve, tokens=tokens), key)
+        return None
+    for path, value in jsonvalue.scalar_leaves(step.arguments):
+        return (("path", path), partial(jsonvalue.follow, path=path), jsonvalue.scalar_key(value))
+    return None
+
+
+def _argument_test(step: SequenceStep) -> Callable[[dict[str, Any]], bool]:
+    """Whether a call's arguments meet the step (``ignore``: always)."""
     from zeroclaw_eval.util import jsonvalue
 
     expected = step.arguments
@@ -267,7 +332,7 @@ def _argument_test(step: SequenceStep) -> Callable[[dict[str, Any]], bool] | Non
         return lambda arguments: all(
             jsonvalue.equal(value, jsonvalue.resolve(arguments, tokens)) for tokens, value in wanted
         )
-    return None
+    return lambda arguments: True
 
 
 def _argument_differences(step: SequenceStep, arguments: dict[str, Any]) -> list[str]:

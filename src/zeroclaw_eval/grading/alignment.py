@@ -16,7 +16,8 @@ paths, required steps first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add
 
 
 def in_order(
@@ -26,36 +27,46 @@ def in_order(
 
     ``candidates[i]`` holds the calls (``0 <= call < calls``) step ``i`` could
     pair with; ``required[i]`` says whether it must pair. Time and memory
-    O(steps x calls), each row a C-speed running maximum.
+    O(steps x calls that some step could take), each row a C-speed running maximum.
     """
     steps = len(candidates)
+    # Only calls some step could take can be paired: the programme runs over
+    # them alone (their order kept), often a fraction of the run.
+    columns = sorted(set().union(*candidates))
+    column_of = {call: column for column, call in enumerate(columns)}
+    width = len(columns)
     # Weights make the order of preference lexicographic: one more required
     # pair outweighs any number of optional ones (there are fewer than steps + 1).
     heavy = steps + 2
-    rows = [[0] * (calls + 1)]
+    rows = [[0] * (width + 1)]
     for step in range(steps):
         previous = rows[-1]
         weight = heavy if required[step] else 1
-        row = previous[:]
-        for call in candidates[step]:
-            gained = previous[call] + weight
-            if gained > row[call + 1]:
-                row[call + 1] = gained
+        fits = candidates[step]
+        if len(fits) == width:  # a step that can take any of them: the row at C speed
+            row = [0, *map(max, previous[1:], map(add, previous, repeat(weight)))]
+        else:
+            row = previous[:]
+            for call in fits:
+                column = column_of[call]
+                gained = previous[column] + weight
+                if gained > row[column + 1]:
+                    row[column + 1] = gained
         rows.append(list(accumulate(row, max)))
     pairs: dict[int, int] = {}
-    step, call = steps, calls
-    while step and call:
-        score = rows[step][call]
+    step, column = steps, width
+    while step and column:
+        score = rows[step][column]
         # On a tie, leave the later step unpaired: a detail then reads from the
         # first step that went wrong.
-        if score == rows[step - 1][call]:
+        if score == rows[step - 1][column]:
             step -= 1
-        elif score == rows[step][call - 1]:
-            call -= 1
-        else:  # only pairing step - 1 with call - 1 reaches this score
-            pairs[step - 1] = call - 1
+        elif score == rows[step][column - 1]:
+            column -= 1
+        else:  # only pairing step - 1 with this column's call reaches this score
+            pairs[step - 1] = columns[column - 1]
             step -= 1
-            call -= 1
+            column -= 1
     return dict(sorted(pairs.items()))
 
 

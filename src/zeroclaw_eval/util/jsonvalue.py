@@ -85,6 +85,46 @@ def _is_index(token: str) -> bool:
     return token.isdigit() and token.isascii() and (token == "0" or not token.startswith("0"))
 
 
+def scalar_leaves(
+    value: Any, at: tuple[str | int, ...] = ()
+) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """Every scalar inside ``value`` (through objects and arrays) with its path of keys
+    and indexes: each one a value that :func:`equal` or :func:`contains` requires at
+    that same path."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from scalar_leaves(item, (*at, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from scalar_leaves(item, (*at, index))
+    else:
+        yield at, value
+
+
+def follow(document: Any, path: tuple[str | int, ...]) -> Any:
+    """The value at a path of keys and indexes, or :data:`MISSING`."""
+    current = document
+    for part in path:
+        if isinstance(current, dict) and isinstance(part, str):
+            current = current.get(part, MISSING)
+        elif isinstance(current, list) and isinstance(part, int) and part < len(current):
+            current = current[part]
+        else:
+            return MISSING
+        if current is MISSING:
+            return MISSING
+    return current
+
+
+def scalar_key(value: Any) -> Any:
+    """A hashable key under which two scalars are :func:`equal` exactly when their
+    keys are equal (a boolean is kept apart from the number it equals in Python);
+    ``None`` for a value that is not a scalar."""
+    if isinstance(value, (dict, list)) or value is MISSING:
+        return None
+    return (type(value) is bool, value)
+
+
 def pointer(tokens: tuple[str | int, ...]) -> str:
     """The JSON pointer of a path of keys and indexes."""
     return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens)
