@@ -14,6 +14,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from zeroclaw_eval.util import jsonvalue
 
@@ -279,3 +281,66 @@ def test_pointers_follow_rfc_6901() -> None:
     for bad in ("a/b", "/a~2", "/a~"):
         with pytest.raises(ValueError, match="is not a JSON pointer"):
             jsonvalue.parse_pointer(bad)
+
+
+# --- the candidate index is exact -----------------------------------------------
+
+_scalars = st.one_of(
+    st.booleans(), st.integers(-2, 2), st.sampled_from([1.0, 0.0, 2.5]), st.sampled_from("ab")
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from("xyz"), inner, max_size=2)
+    ),
+    max_leaves=4,
+)
+_arguments = st.dictionaries(st.sampled_from("xyz"), _values, max_size=3)
+
+
+def twin(value: Any) -> Any:
+    """The same JSON value with every integer written as a float and back."""
+    if isinstance(value, dict):
+        return {key: twin(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [twin(item) for item in value]
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+@given(
+    st.lists(_arguments, min_size=1, max_size=20),
+    _arguments,
+    st.sampled_from(["exact", "partial", "paths"]),
+    st.data(),
+)
+def test_indexing_calls_by_a_required_scalar_loses_no_candidate(
+    arguments: list[dict[str, Any]], expected: dict[str, Any], match: str, data: st.DataObject
+) -> None:
+    from zeroclaw_eval import RecordedCall
+    from zeroclaw_eval.builtin.sequence import SequenceStep, _argument_test, _Candidates
+
+    # Often expect what some call holds (or its numeric twin: 1.0 for 1), so that
+    # matches are found, not only misses.
+    source = data.draw(st.sampled_from(["drawn", "held", "twin"]))
+    if source != "drawn":
+        expected = data.draw(st.sampled_from(arguments))
+    if source == "twin":
+        expected = twin(expected)
+    fields: dict[str, Any] = {"tool": "echo", "arguments": expected, "match": match}
+    if match == "paths":
+        leaves = [path for path, _ in jsonvalue.scalar_leaves(expected)]
+        if not leaves:
+            return
+        fields["paths"] = [jsonvalue.pointer(data.draw(st.sampled_from(leaves)))]
+    step = SequenceStep(**fields)
+    calls = [RecordedCall(0, f"c{i}", "echo", a, "", True) for i, a in enumerate(arguments)]
+    indexed = _Candidates(calls)
+    indexed.INDEX_FROM = 0  # index every time
+    test = _argument_test(step)
+    assert indexed.of(step) == [p for p, a in enumerate(arguments) if test(a)]
