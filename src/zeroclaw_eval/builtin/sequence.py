@@ -114,9 +114,8 @@ class ToolSequence(Family[list[SequenceEntry]]):
         "the calls follow the steps: in_order, exact, unordered, calls_include or "
         "calls_only_among, arguments compared as JSON, pairing optimal"
     )
-    allow_empty_strings = (
-        True  # an expected argument may be ""; names and paths are typed non-empty
-    )
+    # An expected argument may be ""; names and paths are typed non-empty.
+    allow_empty_strings = True
 
     def rules(self, params: list[SequenceEntry], expects: Mapping[str, Any]) -> Iterable[Problem]:
         for index, entry in enumerate(params):
