@@ -344,3 +344,67 @@ def test_indexing_calls_by_a_required_scalar_loses_no_candidate(
     indexed.INDEX_FROM = 0  # index every time
     test = _argument_test(step)
     assert indexed.of(step) == [p for p, a in enumerate(arguments) if test(a)]
+
+
+# --- the verdict of each mode, against brute force --------------------------------
+
+_MODES = ["in_order", "exact", "unordered", "calls_include", "calls_only_among"]
+_small_steps = st.lists(
+    st.fixed_dictionaries(
+        {"tool": st.sampled_from(["echo", "fetch", "*"])},
+        optional={
+            "arguments": st.fixed_dictionaries({"v": st.integers(0, 1)}),
+            "optional": st.booleans(),
+        },
+    ),
+    min_size=1,
+    max_size=4,
+)
+_small_calls = st.lists(
+    st.tuples(st.sampled_from(["echo", "fetch"]), st.integers(0, 1)), max_size=5
+)
+
+
+def brute_force_verdict(
+    mode: str, steps: list[dict[str, Any]], calls: list[tuple[str, int]]
+) -> bool:
+    """Whether any pairing meets the mode, found by trying them all."""
+    from itertools import combinations, permutations
+
+    def fits(step: dict[str, Any], call: tuple[str, int]) -> bool:
+        name_fits = step["tool"] == "*" or step["tool"] == call[0]
+        return name_fits and ("arguments" not in step or step["arguments"]["v"] == call[1])
+
+    required = {n for n, s in enumerate(steps) if not s.get("optional")}
+    for size in range(min(len(steps), len(calls)) + 1):
+        for chosen in combinations(range(len(steps)), size):
+            for taken in permutations(range(len(calls)), size):
+                if mode in ("in_order", "exact") and list(taken) != sorted(taken):
+                    continue
+                if not all(fits(steps[s], calls[c]) for s, c in zip(chosen, taken, strict=True)):
+                    continue
+                if not required <= set(chosen):
+                    continue
+                if mode in ("exact", "unordered", "calls_only_among") and size != len(calls):
+                    continue
+                return True
+    return False
+
+
+@given(st.sampled_from(_MODES), _small_steps, _small_calls)
+def test_each_mode_passes_exactly_when_some_pairing_meets_it(
+    registry: Any, replay: Any, mode: str, steps: list[dict[str, Any]], calls: list[tuple[str, int]]
+) -> None:
+    from zeroclaw_eval import AdmissionError, RecordedCall, RunRecord
+    from zeroclaw_eval.case.admission import admit_data
+
+    fixture = case("verdict", [[[echo("x")]]], {"tool_sequence": [{"mode": mode, "steps": steps}]})
+    try:
+        admitted = admit_data(fixture, registry, replay, source="verdict.json")
+    except AdmissionError:
+        return  # a refused entry is never graded
+    recorded = [
+        RecordedCall(0, f"c{i}", name, {"v": v}, "", True) for i, (name, v) in enumerate(calls)
+    ]
+    (check,) = admitted.grade(RunRecord(responses=["ok"], calls=recorded))
+    assert check.passed is brute_force_verdict(mode, steps, calls), check.detail
