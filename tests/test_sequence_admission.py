@@ -172,6 +172,11 @@ REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
         "expects.tool_call_status[0]",
         "needs at least 3 calls to echo, more than max_tool_calls=2 allows",
     ),
+    "status_failed_contradicts_all_tools_succeeded": (
+        expects(tool_call_status=[{"tool": "echo", "status": "failed"}], all_tools_succeeded=True),
+        'expects.tool_call_status[0].status="failed"',
+        "contradicts all_tools_succeeded=true",
+    ),
     "status_contradicts_tools_not_used": (
         expects(tool_call_status=[{"tool": "echo", "status": "failed"}], tools_not_used=["echo"]),
         'expects.tool_call_status[0].tool="echo"',

@@ -46,6 +46,8 @@ class ToolCallStatus(Family[list[StatusEntry]]):
         for index, entry in enumerate(params):
             if entry.tool in banned:
                 yield Problem((index, "tool"), f"contradicts tools_not_used naming {entry.tool!r}")
+            if entry.status == "failed" and expects.get("all_tools_succeeded") is True:
+                yield Problem((index, "status"), "contradicts all_tools_succeeded=true")
             needed = (entry.call_index or 0) + 1
             for bound in ("max_tool_calls", "exact_tool_calls"):
                 if isinstance(expects.get(bound), int) and expects[bound] < needed:
