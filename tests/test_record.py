@@ -53,6 +53,20 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
     assert "2/2 cases passed" in recorded.stdout
     assert "recorded 2/2 cases into out" in recorded.stderr
     written = json.loads((tmp_path / "out" / "echo_twice.json").read_text(encoding="utf-8"))
+    requests = [step.pop("request") for turn in written["turns"] for step in turn["steps"]]
+    # Each step keeps the request it answered, normalised and compacted: the first
+    # whole, each later one as what it adds to the one before.
+    assert requests[0]["messages"] == [{"role": "user", "content": "Echo zeroclaw_user"}]
+    assert list(requests[0]["tools"]) == ["echo"]
+    assert requests[1]["history"] == 1
+    assert [m["role"] for m in requests[1]["messages"]] == ["assistant", "tool"]
+    assert requests[1]["messages"][1] == {
+        "role": "tool",
+        "content": "zeroclaw_user",
+        "tool_call_id": "call_1",
+    }
+    assert requests[2]["messages"][-1] == {"role": "user", "content": "Now echo example.com"}
+    assert "tools" not in requests[2]  # the same offer as the request before
     assert written == {
         "model_name": "record-echo-twice",
         "turns": [

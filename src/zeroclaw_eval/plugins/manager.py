@@ -26,6 +26,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.response",
     "zeroclaw_eval.builtin.tools",
     "zeroclaw_eval.builtin.dispatch",
+    "zeroclaw_eval.builtin.model_side",
     "zeroclaw_eval.builtin.text",
     "zeroclaw_eval.builtin.json",
     "zeroclaw_eval.builtin.github",

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.case.admission import Case
@@ -138,6 +138,8 @@ def attempt(
     """
     started = time.perf_counter()
     checks: tuple[CheckResult, ...] = ()
+    warnings: tuple[str, ...] = ()
+    requests: tuple[dict[str, Any], ...] = ()
     error = None
     tokens: tuple[int | None, int | None] = (None, None)
     with collecting() as notes:  # what the model side reports: models, retries
@@ -148,6 +150,12 @@ def attempt(
                 )
                 tokens = (record.input_tokens, record.output_tokens)
                 checks = case.grade(record)
+                if mode.replays_scripts and config.drift != "off" and case.trace.stores_requests:
+                    from zeroclaw_eval.run.drift import drift_outcome
+
+                    drifted, warnings = drift_outcome(case.trace, record, config)
+                    checks += drifted
+                requests = _reported_requests(record, checks, config)
         except RunError as exc:
             error = f"case {case.name!r}: {exc}"
         except BaseException as exc:  # a tool, provider or mode bug fails this case only
@@ -162,7 +170,24 @@ def attempt(
         retries=tuple(notes.retries),
         input_tokens=tokens[0],
         output_tokens=tokens[1],
+        warnings=warnings,
+        requests=requests,
     )
+
+
+def _reported_requests(
+    record: RunRecord, checks: tuple[CheckResult, ...], config: EvalConfig
+) -> tuple[dict[str, Any], ...]:
+    """The model requests the report carries for this case, per ``[eval] report_requests``:
+    normalised only here, when they are reported."""
+    wanted = config.report_requests
+    if wanted == "off" or not record.requests:
+        return ()
+    if wanted == "failed" and all(check.passed for check in checks):
+        return ()
+    from zeroclaw_eval.grading.requests import compact_record
+
+    return tuple(compact_record(record.requests))
 
 
 Progress = Callable[[int, int, int], None]
