@@ -22,7 +22,9 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from pydantic import NonNegativeInt
+from pydantic import GetJsonSchemaHandler, NonNegativeInt, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem
 from zeroclaw_eval.grading.record import ModelRequest, RunRecord
@@ -33,12 +35,26 @@ Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
 class Needle(Params):
-    """A needle, and where in the model's requests to look for it."""
+    """A needle, and where in the model's requests to look for it. A bare string is a
+    needle looked for anywhere."""
 
     needle: NonEmptyStr
     turn: NonNegativeInt | None = None
     step: NonNegativeInt | None = None
     role: Role | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare(cls, data: Any) -> Any:
+        # One model for both spellings, so that a bad entry gets one error, not one
+        # per branch of a union.
+        return {"needle": data} if isinstance(data, str) else data
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"anyOf": [{"type": "string", "minLength": 1}, handler(core_schema)]}
 
     @property
     def scope(self) -> str:
@@ -58,14 +74,6 @@ class Needle(Params):
                 (self.role, other.role),
             )
         )
-
-
-NeedleEntry = NonEmptyStr | Needle
-"""A bare needle (anywhere in any request) or a :class:`Needle`."""
-
-
-def as_needle(entry: NeedleEntry) -> Needle:
-    return entry if isinstance(entry, Needle) else Needle(needle=entry)
 
 
 def in_scope(run: RunRecord, needle: Needle) -> list[ModelRequest]:
@@ -93,8 +101,8 @@ def missing_requests(run: RunRecord, needle: Needle) -> str:
     return f"no model request at {needle.scope} (recorded: {plural(len(run.requests), 'request')})"
 
 
-class _NeedleFamily(Family[list[NeedleEntry]]):
-    params = list[NeedleEntry]
+class _NeedleFamily(Family[list[Needle]]):
+    params = list[Needle]
 
     def check_name(self, needle: Needle) -> str:
         scope = f" at {needle.scope}" if needle.scope else ""
@@ -109,8 +117,8 @@ class ModelSaw(_NeedleFamily):
         "the model was shown the needle (optionally at a turn, a step, in messages of a role)"
     )
 
-    def grade(self, params: list[NeedleEntry], run: RunRecord) -> list[CheckResult]:
-        return [self._one(as_needle(entry), run) for entry in params]
+    def grade(self, params: list[Needle], run: RunRecord) -> list[CheckResult]:
+        return [self._one(needle, run) for needle in params]
 
     def _one(self, needle: Needle, run: RunRecord) -> CheckResult:
         check = self.check_name(needle)
@@ -136,10 +144,9 @@ class ModelNeverSaw(_NeedleFamily):
     name = "model_never_saw"
     description = "the model was never shown the needle (in any request made, or those in scope)"
 
-    def rules(self, params: list[NeedleEntry], expects: Mapping[str, Any]) -> Iterable[Problem]:
-        seen = [as_needle(entry) for entry in expects.get(ModelSaw.name, [])]
-        for index, entry in enumerate(params):
-            forbidden = as_needle(entry)
+    def rules(self, params: list[Needle], expects: Mapping[str, Any]) -> Iterable[Problem]:
+        seen: list[Needle] = expects.get(ModelSaw.name, [])
+        for index, forbidden in enumerate(params):
             for saw in seen:
                 if forbidden.needle in saw.needle and forbidden.covers(saw):
                     yield Problem(
@@ -149,8 +156,8 @@ class ModelNeverSaw(_NeedleFamily):
                         + ", which requires the model to be shown it",
                     )
 
-    def grade(self, params: list[NeedleEntry], run: RunRecord) -> list[CheckResult]:
-        return [self._one(as_needle(entry), run) for entry in params]
+    def grade(self, params: list[Needle], run: RunRecord) -> list[CheckResult]:
+        return [self._one(needle, run) for needle in params]
 
     def _one(self, needle: Needle, run: RunRecord) -> CheckResult:
         check = self.check_name(needle)
