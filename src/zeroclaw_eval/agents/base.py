@@ -130,6 +130,11 @@ class AgentUnderTest(ABC):
     """Whether the agent talks to the model over HTTP: then the run starts one
     loopback model bridge (:mod:`zeroclaw_eval.bridge`) and stops it when it ends."""
 
+    passes_replies_through: ClassVar[bool] = False
+    """Whether the agent ends each turn with the model's last text, unchanged (the
+    reference loop does): then ``zeroclaw eval check`` knows a replayed case's final
+    response from its script, and refuses response needles it can never meet."""
+
     own_tools: ClassVar[bool] = False
     """Whether the agent runs tools of its own instead of the harness's: then the
     harness's tool offer (``[eval.live] allowed_tools``) does not apply to it."""

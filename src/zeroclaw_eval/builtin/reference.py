@@ -33,6 +33,7 @@ class ReferenceAgent(AgentUnderTest):
 
     name = "reference"
     description = "the built-in agent loop, dispatching to the registered tools"
+    passes_replies_through = True
 
     def start(self, side: ModelSide) -> ReferenceSession:
         return ReferenceSession(side)
