@@ -304,3 +304,16 @@ class Amnesiac:
 def make_agent(*, base_url, api_key, workspace):
     return Amnesiac(base_url, api_key)
 '''
+
+
+def test_reported_requests_are_masked_and_bounded(tmp_path: Path) -> None:
+    """Volatile values are masked the way a recording stores them, and a long text is cut."""
+    volatile = "At 2026-12-03T12:34:56Z, run 123e4567-e89b-12d3-a456-426614174000 said hi"
+    case = echo_case(expects={"response_contains": ["absent"]})
+    case["turns"][0]["user_input"] = volatile + " " + "x" * 3000
+    root = project(tmp_path, cases=[case])
+    result = zeroclaw("eval", "run", "--format", "json", "--no-history", cwd=root)
+    first = json_report(result)["cases"][0]["model_requests"][0]
+    content = first["messages"][0]["content"]
+    assert content.startswith("At <timestamp>, run <uuid> said hi xxx")
+    assert len(content) == 2000 and content.endswith("…")
