@@ -255,7 +255,7 @@ def _plain(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-_PRESENTATION_KEYS = {"format", "report", "pass_k", "history", "report_requests"}
+_PRESENTATION_KEYS = {"format", "report", "pass_k", "history"}
 """Settings of :class:`EvalConfig` that only say how a report is shown."""
 
 

@@ -20,16 +20,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import GetJsonSchemaHandler, NonNegativeInt, model_validator
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema
+from pydantic import NonNegativeInt, model_validator
 
 from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem
 from zeroclaw_eval.grading.record import ModelRequest, RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.model import CheckResult, plural, shorten
+
+if TYPE_CHECKING:
+    from pydantic import GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import CoreSchema
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
