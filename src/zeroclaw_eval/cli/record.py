@@ -44,6 +44,15 @@ if TYPE_CHECKING:
     help="Replay the recorded fixtures of --suite and store in each step the request it "
     "answers now, keeping replies and expects (after a reviewed change of the agent).",
 )
+@click.option(
+    "--replay-until",
+    "replay_until",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Replay each case's first N turns from its script, then continue live and "
+    "record the rest (to reproduce what goes wrong at turn N).",
+)
 @config_option
 @plugin_option
 def record(
@@ -51,6 +60,7 @@ def record(
     out: Path | None,
     force: bool,
     update: bool,
+    replay_until: int | None,
     config_path: Path | None,
     blocked: tuple[str, ...],
 ) -> None:
@@ -63,13 +73,17 @@ def record(
     and was written.
 
     With --update, nothing runs live: the fixtures of --suite are replayed and
-    rewritten in place with the requests their steps answer now.
+    rewritten in place with the requests their steps answer now. With
+    --replay-until N, each case's first N turns are replayed from its script and
+    only the rest run live.
     """
     from zeroclaw_eval.run.recording import record_suite, update_suite
 
     with errors_to_exit():
         if update == (out is not None):
             raise click.UsageError("give --out (record live) or --update (refresh requests)")
+        if update and replay_until is not None:
+            raise click.UsageError("--replay-until records live turns; --update runs none")
         session = open_session(config_path, blocked)
         formatter = text_formatter(session.registry)  # before running anything
         if update:
@@ -85,6 +99,7 @@ def record(
                 suite,
                 out,
                 force=force,
+                replay_until=replay_until,
                 progress=progress_line(),
                 admitted=collector_resumed,
             )

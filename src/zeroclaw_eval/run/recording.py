@@ -208,11 +208,16 @@ def record_suite(
     out: Path,
     *,
     force: bool = False,
+    replay_until: int | None = None,
     progress: Progress | None = None,
     admitted: Callable[[], None] | None = None,
 ) -> Recorded:
     """Run ``suite`` live through ``session`` and write each case that ran into ``out``
     as a replay fixture of the model's replies.
+
+    With ``replay_until`` N, each case's first N turns are replayed from its
+    script and only the rest asked of the live model
+    (:mod:`zeroclaw_eval.run.splice`); the fixture keeps both.
 
     One attempt per case: a fixture records one conversation, and replays to its
     verdict. Fixtures already in ``out`` are refused before anything runs unless
@@ -227,7 +232,12 @@ def record_suite(
     config = session.loaded.config.model_copy(
         update={"mode": provider.name, "repeats": 1, "pass_k": None, "report_requests": "all"}
     )
-    live = RecordingMode(provider)
+    if replay_until is None:
+        live = RecordingMode(provider)
+    else:
+        from zeroclaw_eval.run.splice import SplicedMode
+
+        live = RecordingMode(SplicedMode(scripted, provider, replay_until))
     plan = Plan(config, live, session.agent())
     cases = session.admit(plan, directory=suite, admitted=admitted)
     targets = [out / Path(case.source).name for case in cases]
