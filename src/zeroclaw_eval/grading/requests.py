@@ -129,7 +129,9 @@ def _plain(value: Any) -> Any:
         return {str(key): _plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
-    return value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return str(value)  # a plugin tool's schema may hold anything; a request is JSON
 
 
 # --- the compact form a recording stores ----------------------------------------
