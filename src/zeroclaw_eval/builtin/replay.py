@@ -114,10 +114,11 @@ class ReplayMode(RunMode):
 
 def _stored_requests(trace: LlmTrace) -> Iterator[Problem]:
     """A stored request that leans on a previous one the fixture does not store."""
-    stored = trace.stored_requests()
-    if all(request is None for _, _, request in stored):
+    if not trace.stores_requests:
         return  # a hand-written fixture: nothing to expand
     from zeroclaw_eval.grading.requests import StoredRequestError, expand
+
+    stored = trace.stored_requests()
 
     try:
         expand(request for _, _, request in stored)

@@ -113,7 +113,11 @@ class LlmTrace(_Strict):
     @property
     def stores_requests(self) -> bool:
         """Whether any step stores the request it answered (a recording does)."""
-        return any(step.request is not None for turn in self.turns for step in turn.steps or ())
+        for turn in self.turns:
+            for step in turn.steps or ():
+                if step.request is not None:
+                    return True
+        return False
 
     def stored_requests(self) -> list[tuple[int, int, dict[str, Any] | None]]:
         """``(turn, step, stored request or None)`` for every scripted step, in order."""
