@@ -317,3 +317,34 @@ def test_reported_requests_are_masked_and_bounded(tmp_path: Path) -> None:
     content = first["messages"][0]["content"]
     assert content.startswith("At <timestamp>, run <uuid> said hi xxx")
     assert len(content) == 2000 and content.endswith("…")
+
+
+def test_a_case_that_hits_a_run_error_reports_the_requests_made_until_then(
+    tmp_path: Path,
+) -> None:
+    """The agent asks once more than scripted: the error says so, and the report shows
+    what it was sending when it did."""
+    case = echo_case()
+    case["turns"][0]["steps"].pop()  # the final text: the agent's second request goes unanswered
+    root = project(tmp_path, cases=[case])
+    result = zeroclaw("eval", "run", "--format", "json", "--no-history", cwd=root)
+    assert result.returncode == 1
+    reported = json_report(result)["cases"][0]
+    assert "requested more responses than scripted" in reported["error"]
+    requests = reported["model_requests"]
+    assert [(r["turn"], r["step"]) for r in requests] == [(0, 0), (0, 1)]
+    assert requests[1]["messages"][-1] == {
+        "role": "tool",
+        "content": "hello",
+        "tool_call_id": "call_1",
+    }
+
+
+def test_a_bridged_case_that_hits_a_run_error_reports_its_requests_too(tmp_path: Path) -> None:
+    config = configure(tmp_path / "agent", factory("echo_agent:make_agent"))
+    case = echo_case()
+    case["turns"][0]["steps"].pop()
+    result = run(config, write_suite(tmp_path / "suite", case), "--format", "json", "--no-history")
+    reported = json.loads(result.stdout)["cases"][0]
+    assert reported["error"] is not None
+    assert [(r["turn"], r["step"]) for r in reported["model_requests"]] == [(0, 0), (0, 1)]

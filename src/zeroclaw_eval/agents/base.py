@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.bridge.wire import BridgeRequest
     from zeroclaw_eval.case.fixture import LlmTrace
     from zeroclaw_eval.config import EvalConfig
-    from zeroclaw_eval.grading.record import RunRecord
+    from zeroclaw_eval.grading.record import ModelRequest, RunRecord
     from zeroclaw_eval.modes.base import CaseProvider
     from zeroclaw_eval.protocol import ModelReply, Tool
 
@@ -112,6 +112,11 @@ class AgentSession(ABC):
     @abstractmethod
     def record(self) -> RunRecord:
         """What the case left for grading: final responses and recorded calls."""
+
+    def requests_so_far(self) -> Sequence[ModelRequest]:
+        """The model requests made so far, also after a turn failed: what a report
+        shows of a case that hit a run error. None by default."""
+        return ()
 
     def close(self) -> None:  # noqa: B027 - optional, nothing to release by default
         """Release what the session holds (processes, routes). Idempotent, any thread."""

@@ -202,6 +202,9 @@ class BridgedSession(AgentSession):
             list(self._requests),
         )
 
+    def requests_so_far(self) -> Sequence[ModelRequest]:
+        return list(self._requests)
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True

@@ -7,11 +7,11 @@ dispatch boundary: it refuses nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.agents.loop import Agent
-from zeroclaw_eval.grading.record import RunRecord
+from zeroclaw_eval.grading.record import ModelRequest, RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 
 
@@ -26,6 +26,9 @@ class ReferenceSession(AgentSession):
 
     def record(self) -> RunRecord:
         return self.agent.record
+
+    def requests_so_far(self) -> Sequence[ModelRequest]:
+        return self.agent.record.requests
 
 
 class ReferenceAgent(AgentUnderTest):
