@@ -13,7 +13,8 @@ The masking rules, which make two runs of an unchanged agent give equal requests
   answers which call is still visible;
 - in every text (message contents, tool descriptions) an ISO 8601 date-time
   (``2026-12-03T12:34:56Z``, with or without seconds, fraction, zone) becomes
-  ``<timestamp>`` and a UUID becomes ``<uuid>``;
+  ``<timestamp>`` and a UUID becomes ``<uuid>`` (a date alone is kept: it is as
+  often the subject of a request as a clock reading);
 - the settings ``user``, ``metadata``, ``prompt_cache_key`` and
   ``safety_identifier`` are dropped (:data:`VOLATILE_SETTINGS`): they identify a
   caller or a cache, not what the model is asked;
