@@ -416,6 +416,7 @@ def test_run_record_derives_names_and_success_from_the_calls() -> None:
         "calls",
         "input_tokens",
         "output_tokens",
+        "requests",
     ]
 
 

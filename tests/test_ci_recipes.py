@@ -110,7 +110,9 @@ def checkout(tmp_path: Path, red: bool) -> Path:
     (root / ".git").mkdir(parents=True)
     shutil.copytree(PROJECT / "evals" / "regression", root / "evals" / "regression")
     if red:
-        case = echo_case(model_name="red-case", expects={"response_contains": ["absent"]})
+        # Red only when it runs: no script can tell what the tool will return.
+        expects = {"tool_results_contain": [{"tool": "echo", "needle": "absent"}]}
+        case = echo_case(model_name="red-case", expects=expects)
         (root / "evals" / "regression" / "red.json").write_text(json.dumps(case))
     return root
 

@@ -194,7 +194,10 @@ def test_check_names_a_vacuous_fixture(tmp_path: Path) -> None:
         "Error: suite/b.json: expects: vacuous: a run that does nothing passes all 2 checks "
         '(max_tool_calls: 0, response_not_contains: "rm"); add an expectation that only '
         "the intended behaviour satisfies",
+        "Error: suite/b.json: expects.max_tool_calls=0: the script makes 1 tool call: "
+        "can never pass",
         "1/2 fixtures are vacuous",
+        "1/2 fixtures have expectations their script can never satisfy",
     ]
 
 

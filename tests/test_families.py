@@ -16,6 +16,7 @@ import pytest
 from zeroclaw_eval import (
     CheckResult,
     Family,
+    ModelRequest,
     RecordedCall,
     Registry,
     RunMode,
@@ -25,6 +26,7 @@ from zeroclaw_eval import (
     hookimpl,
     run_suite,
 )
+from zeroclaw_eval.agents.bridged import OfferedTool
 
 from .conftest import echo_case
 
@@ -37,6 +39,15 @@ def call(
 
 def run(*responses: str, calls: tuple[RecordedCall, ...] = ()) -> RunRecord:
     return RunRecord(responses=list(responses), calls=list(calls))
+
+
+def asked(*messages: dict[str, Any], tools: tuple[str, ...] = ("echo",)) -> RunRecord:
+    """A run whose one model request sent ``messages`` and offered ``tools``."""
+    offered = [OfferedTool(name, f"the {name} tool", {"type": "object"}) for name in tools]
+    return RunRecord(responses=["x"], requests=[ModelRequest(0, 0, list(messages), offered)])
+
+
+HI = {"role": "user", "content": "hi"}
 
 
 @pytest.fixture
@@ -168,6 +179,27 @@ FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
         run("x", calls=(SHELL_FAILED,)),
         'tool_results_contain: echo "hello"',
         "echo was never called (calls: shell)",
+    ),
+    "model_saw": (
+        {"model_saw": [{"needle": "hello", "role": "tool"}]},
+        asked(HI, {"role": "tool", "tool_call_id": "c1", "content": "hello"}),
+        asked({"role": "user", "content": "hello"}),
+        'model_saw: "hello" at role tool',
+        "never shown in 1 request; the last (turn 0 step 0) ended with: nothing",
+    ),
+    "model_never_saw": (
+        {"model_never_saw": ["sk-"]},
+        asked(HI),
+        asked({"role": "user", "content": "my key is sk-1"}),
+        'model_never_saw: "sk-"',
+        'shown at turn 0 step 0: "my key is sk-1"',
+    ),
+    "tools_offered": (
+        {"tools_offered": {"exactly": ["echo"]}},
+        asked(HI),
+        asked(HI, tools=("echo", "shell")),
+        "tools_offered: exactly echo",
+        "turn 0 step 0 offered echo, shell: also offered shell",
     ),
     "tool_results_contain_error_text": (
         {"tool_results_contain": [{"tool": "shell", "needle": "unknown tool 'shell'"}]},

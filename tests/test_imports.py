@@ -51,6 +51,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.github",
         "zeroclaw_eval.builtin.json",
         "zeroclaw_eval.builtin.live",
+        "zeroclaw_eval.builtin.model_side",
         "zeroclaw_eval.builtin.reference",
         "zeroclaw_eval.builtin.replay",
         "zeroclaw_eval.builtin.response",

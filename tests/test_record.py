@@ -53,6 +53,20 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
     assert "2/2 cases passed" in recorded.stdout
     assert "recorded 2/2 cases into out" in recorded.stderr
     written = json.loads((tmp_path / "out" / "echo_twice.json").read_text(encoding="utf-8"))
+    requests = [step.pop("request") for turn in written["turns"] for step in turn["steps"]]
+    # Each step keeps the request it answered, normalised and compacted: the first
+    # whole, each later one as what it adds to the one before.
+    assert requests[0]["messages"] == [{"role": "user", "content": "Echo zeroclaw_user"}]
+    assert list(requests[0]["tools"]) == ["echo"]
+    assert requests[1]["history"] == 1
+    assert [m["role"] for m in requests[1]["messages"]] == ["assistant", "tool"]
+    assert requests[1]["messages"][1] == {
+        "role": "tool",
+        "content": "zeroclaw_user",
+        "tool_call_id": "call_1",
+    }
+    assert requests[2]["messages"][-1] == {"role": "user", "content": "Now echo example.com"}
+    assert "tools" not in requests[2]  # the same offer as the request before
     assert written == {
         "model_name": "record-echo-twice",
         "turns": [
@@ -175,3 +189,56 @@ def test_the_shipped_live_config_admits_the_live_suite() -> None:
 
     assert result.returncode == 0, result.stderr
     assert "3 fixtures admitted; none is satisfied by an empty run" in result.stdout
+
+
+def test_replay_until_replays_the_first_turns_and_records_the_rest_live(tmp_path: Path) -> None:
+    """Turn 0 comes from the script, turn 1 from the live model, asked with the
+    history the replayed turn built; the written fixture holds both."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    source = PROJECT / "evals" / "regression" / "multi_turn_recall_without_repeat_call.json"
+    fixture = json.loads(source.read_text(encoding="utf-8"))
+    (suite / source.name).write_text(json.dumps(fixture), encoding="utf-8")
+    first_input = fixture["turns"][0]["user_input"]
+    unused = text("never asked")
+    live_answer = text("Your order id is ZC-4471, as before.")
+    with ChatServer(conversations({first_input: [unused, unused, live_answer]})) as server:
+        write_config(tmp_path, server.url)
+        recorded = zeroclaw(
+            "eval",
+            "record",
+            "--suite",
+            "suite",
+            "--out",
+            "out",
+            "--replay-until",
+            "1",
+            cwd=tmp_path,
+        )
+        asked = [request.body for request in server.requests]
+
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    (request,) = asked  # only the last turn went live
+    roles = [message["role"] for message in request["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant", "user"]
+    assert request["messages"][2]["content"] == "ZC-4471"  # the replayed echo's real result
+    written = json.loads((tmp_path / "out" / source.name).read_text(encoding="utf-8"))
+    responses = [step["response"] for turn in written["turns"] for step in turn["steps"]]
+    assert responses[:2] == [step["response"] for step in fixture["turns"][0]["steps"]]
+    assert responses[2]["content"] == "Your order id is ZC-4471, as before."
+    assert written["expects"] == fixture["expects"]
+
+
+def test_replay_until_refuses_what_it_cannot_splice(tmp_path: Path) -> None:
+    write_suite(tmp_path / "live", GREETING)
+    write_config(tmp_path, "http://127.0.0.1:9")
+    one_turn = zeroclaw(
+        "eval", "record", "--suite", "live", "--out", "out", "--replay-until", "1", cwd=tmp_path
+    )
+    assert one_turn.returncode == 1
+    assert "--replay-until 1: the case has 1 turn, so none would run live" in one_turn.stderr
+    both = zeroclaw(
+        "eval", "record", "--suite", "live", "--update", "--replay-until", "1", cwd=tmp_path
+    )
+    assert both.returncode == 2
+    assert "--replay-until records live turns; --update runs none" in both.stderr

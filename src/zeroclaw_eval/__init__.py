@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         ZeroclawEvalError,
     )
     from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem, ToolReference
-    from zeroclaw_eval.grading.record import RecordedCall, RunRecord, empty_run
+    from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord, empty_run
     from zeroclaw_eval.hookspecs import hookimpl, hookspec
     from zeroclaw_eval.modes.base import CaseProvider, RunMode
     from zeroclaw_eval.modes.notes import CaseNotes, case_notes
@@ -71,7 +71,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Problem",
         "ToolReference",
     ),
-    "zeroclaw_eval.grading.record": ("RecordedCall", "RunRecord", "empty_run"),
+    "zeroclaw_eval.grading.record": ("ModelRequest", "RecordedCall", "RunRecord", "empty_run"),
     "zeroclaw_eval.hookspecs": ("hookimpl", "hookspec"),
     "zeroclaw_eval.modes.base": ("CaseProvider", "RunMode"),
     "zeroclaw_eval.modes.notes": ("CaseNotes", "case_notes"),
@@ -119,6 +119,7 @@ __all__ = [
     "Formatter",
     "LlmTrace",
     "ModelReply",
+    "ModelRequest",
     "ModelSide",
     "NonEmptyStr",
     "Params",

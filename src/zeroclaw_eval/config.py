@@ -15,7 +15,7 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     BaseModel,
@@ -201,6 +201,16 @@ class EvalConfig(BaseModel):
     ``.zeroclaw/history.sqlite`` beside the configuration file)."""
     agent: AgentSetting = "reference"
     """The agent under test: a registered agent's name, or an ``[eval.agent]`` table."""
+    drift: Literal["fail", "warn", "off"] = "fail"
+    """What replay does when a step's stored request differs from the request the
+    agent made: ``fail`` the case (a failed check showing the diff), ``warn`` (the
+    case keeps its verdict, the report shows the diff), or ``off`` (not compared)."""
+    drift_ignore: list[NonEmptyStr] = []
+    """Paths of the normalised request drift never compares, in every case
+    (``settings.temperature``, ``messages.*.content``, ``tools.echo.description``)."""
+    report_requests: Literal["failed", "all", "off"] = "failed"
+    """Which cases' model requests the JSON report carries (normalised, bounded):
+    those of failed cases, of every case, or none."""
 
     @classmethod
     def defaults(cls) -> EvalConfig:

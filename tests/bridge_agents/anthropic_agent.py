@@ -19,7 +19,11 @@ import anthropic
 ECHO = {
     "name": "echo",
     "description": "Echo back the given message.",
-    "input_schema": {"type": "object", "properties": {"message": {"type": "string"}}},
+    "input_schema": {
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+    },
 }
 
 

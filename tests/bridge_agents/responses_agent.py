@@ -17,7 +17,11 @@ ECHO = {
     "type": "function",
     "name": "echo",
     "description": "Echo back the given message.",
-    "parameters": {"type": "object", "properties": {"message": {"type": "string"}}},
+    "parameters": {
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+    },
 }
 
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.bridge.wire import BridgeRequest
     from zeroclaw_eval.case.fixture import LlmTrace
     from zeroclaw_eval.config import EvalConfig
-    from zeroclaw_eval.grading.record import RunRecord
+    from zeroclaw_eval.grading.record import ModelRequest, RunRecord
     from zeroclaw_eval.modes.base import CaseProvider
     from zeroclaw_eval.protocol import ModelReply, Tool
 
@@ -113,6 +113,11 @@ class AgentSession(ABC):
     def record(self) -> RunRecord:
         """What the case left for grading: final responses and recorded calls."""
 
+    def requests_so_far(self) -> Sequence[ModelRequest]:
+        """The model requests made so far, also after a turn failed: what a report
+        shows of a case that hit a run error. None by default."""
+        return ()
+
     def close(self) -> None:  # noqa: B027 - optional, nothing to release by default
         """Release what the session holds (processes, routes). Idempotent, any thread."""
 
@@ -129,6 +134,11 @@ class AgentUnderTest(ABC):
     needs_bridge: ClassVar[bool] = False
     """Whether the agent talks to the model over HTTP: then the run starts one
     loopback model bridge (:mod:`zeroclaw_eval.bridge`) and stops it when it ends."""
+
+    passes_replies_through: ClassVar[bool] = False
+    """Whether the agent ends each turn with the model's last text, unchanged (the
+    reference loop does): then ``zeroclaw eval check`` knows a replayed case's final
+    response from its script, and refuses response needles it can never meet."""
 
     own_tools: ClassVar[bool] = False
     """Whether the agent runs tools of its own instead of the harness's: then the

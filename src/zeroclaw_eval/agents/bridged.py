@@ -28,7 +28,7 @@ from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.agents.wire import Exchange, calls_from_wire
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.grading.record import RunRecord
+from zeroclaw_eval.grading.record import ModelRequest, RunRecord
 from zeroclaw_eval.protocol import ModelReply, ToolResult
 
 if TYPE_CHECKING:
@@ -78,6 +78,29 @@ def offered_tools(entries: Sequence[Mapping[str, Any]]) -> list[OfferedTool]:
     return offered
 
 
+#: Request fields that are not settings: the conversation and the tools (kept on
+#: their own), and how the reply travels (streaming, a stored response's id), which
+#: changes nothing the model is asked.
+NOT_SETTINGS = frozenset(
+    {
+        "messages",
+        "input",
+        "instructions",
+        "system",
+        "tools",
+        "stream",
+        "stream_options",
+        "previous_response_id",
+    }
+)
+
+
+def request_settings(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The request's settings: every field of its body but the conversation, the
+    tools and the transport (:data:`NOT_SETTINGS`)."""
+    return {key: value for key, value in body.items() if key not in NOT_SETTINGS}
+
+
 class BridgedAgent(AgentUnderTest):
     """An agent the harness reaches only through the model bridge.
 
@@ -117,6 +140,8 @@ class BridgedSession(AgentSession):
             raise RunError("a bridged agent needs the model bridge, and the run started none")
         self._provider = side.provider
         self._turn = 0
+        self._step = 0
+        self._requests: list[ModelRequest] = []
         self._exchanges: list[Exchange] = []
         self._responses: list[str] = []
         self._closed = False
@@ -125,12 +150,25 @@ class BridgedSession(AgentSession):
     def _answer(self, request: BridgeRequest) -> ModelReply:
         # The bridge serialises the requests of one route, so the provider, a
         # per-case object, is never asked twice at once.
-        reply = self._provider.respond(request.messages, offered_tools(request.tools))
+        tools = offered_tools(request.tools)
+        self._requests.append(
+            ModelRequest(
+                self._turn,
+                self._step,
+                request.messages,
+                tools,
+                request_settings(request.body),
+                request.api,
+            )
+        )
+        self._step += 1
+        reply = self._provider.respond(request.messages, tools)
         self._exchanges.append(Exchange(self._turn, request.messages, reply))
         return reply
 
     def run_turn(self, turn: int, user_input: str) -> str:
         self._turn = turn
+        self._step = 0
         try:
             text = self.exchange_turn(turn, user_input)
         except RunError as exc:
@@ -162,7 +200,11 @@ class BridgedSession(AgentSession):
             calls_from_wire(exchanges),
             sum(exchange.reply.input_tokens for exchange in exchanges),
             sum(exchange.reply.output_tokens for exchange in exchanges),
+            list(self._requests),
         )
+
+    def requests_so_far(self) -> Sequence[ModelRequest]:
+        return list(self._requests)
 
     def close(self) -> None:
         if not self._closed:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.grading.record import RecordedCall, RunRecord
+from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord
 from zeroclaw_eval.protocol import (
     DEFAULT_MAX_TOOL_ITERATIONS,
     Message,
@@ -25,6 +26,10 @@ from zeroclaw_eval.protocol import (
     ToolResult,
     tool_call_entries,
 )
+
+#: The settings of the loop's requests: it sends none of its own (a mode's
+#: provider may add its own, such as ``live``'s temperature).
+NO_SETTINGS: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass
@@ -50,6 +55,11 @@ class Agent:
         offered = list(self.tools.values())
         iterations = 0
         while True:
+            # The evidence of what the model was shown: a copy of the history as it
+            # stands (messages are never changed once appended), the tools as offered.
+            self.record.requests.append(
+                ModelRequest(turn, iterations, list(self.history), offered, NO_SETTINGS)
+            )
             reply = self.provider.respond(self.history, offered)
             self.record.input_tokens += reply.input_tokens
             self.record.output_tokens += reply.output_tokens

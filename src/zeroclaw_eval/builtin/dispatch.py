@@ -9,8 +9,8 @@ to the tool may match.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import NonNegativeInt
 
@@ -18,6 +18,9 @@ from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params
 from zeroclaw_eval.grading.record import RecordedCall, RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.model import CheckResult, plural, shorten
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.grading.script import Finding, Script
 
 
 class BoundaryEntry(Params):
@@ -34,6 +37,21 @@ class _BoundaryFamily(Family[list[BoundaryEntry]]):
 
     def text(self, call: RecordedCall) -> str:
         raise NotImplementedError
+
+    def consistency(self, params: list[BoundaryEntry], script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        for index, entry in enumerate(params):
+            scripted = len(script.calls_to(entry.tool))
+            if not scripted:
+                yield Finding(
+                    (index, "tool"), f"the script never calls {entry.tool!r}: can never pass"
+                )
+            elif entry.call_index is not None and entry.call_index >= scripted:
+                yield Finding(
+                    (index, "call_index"),
+                    f"the script calls {entry.tool!r} {plural(scripted, 'time')}: can never pass",
+                )
 
     def grade(self, params: list[BoundaryEntry], run: RunRecord) -> list[CheckResult]:
         return [self._grade_one(entry, run) for entry in params]

@@ -1,7 +1,8 @@
 """The ``github`` formatter: GitHub Actions annotations, and a step summary.
 
 stdout gets one ``::error file=...,line=...,title=...::message`` workflow command
-per failed check, run error and refused fixture, which GitHub shows on the pull
+per failed check, run error and refused fixture (and a ``::warning`` per warning
+of a case, a drift under ``drift = "warn"``), which GitHub shows on the pull
 request beside the fixture; then the plain count. File paths are made relative to
 the work tree (``GITHUB_WORKSPACE``, else the git work tree holding the fixture,
 else the working directory), as annotations require. When ``GITHUB_STEP_SUMMARY`` names a
@@ -140,6 +141,15 @@ class GithubFormatter(Formatter):
         for case in report.cases:
             if not case.passed:
                 lines.extend(self._case(level, case))
+            lines.extend(
+                command(
+                    "warning",
+                    warning,
+                    file=relative(case.source),
+                    title=f"zeroclaw eval: {case.name}",
+                )
+                for warning in case.warnings
+            )
         lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
         summary = os.environ.get(SUMMARY_ENV)
         if summary and self._summarized != id(report):

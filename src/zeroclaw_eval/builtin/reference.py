@@ -7,11 +7,11 @@ dispatch boundary: it refuses nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.agents.loop import Agent
-from zeroclaw_eval.grading.record import RunRecord
+from zeroclaw_eval.grading.record import ModelRequest, RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 
 
@@ -27,12 +27,16 @@ class ReferenceSession(AgentSession):
     def record(self) -> RunRecord:
         return self.agent.record
 
+    def requests_so_far(self) -> Sequence[ModelRequest]:
+        return self.agent.record.requests
+
 
 class ReferenceAgent(AgentUnderTest):
     """The built-in agent loop, calling the mode's provider and the registered tools."""
 
     name = "reference"
     description = "the built-in agent loop, dispatching to the registered tools"
+    passes_replies_through = True
 
     def start(self, side: ModelSide) -> ReferenceSession:
         return ReferenceSession(side)

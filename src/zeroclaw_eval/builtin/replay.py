@@ -100,6 +100,7 @@ class ReplayMode(RunMode):
                 )
             for number, step in enumerate(turn.steps or ()):
                 yield from _reused_ids(index, number, step)
+        yield from _stored_requests(trace)
 
     def check_config(self, config: EvalConfig, tools: Collection[str]) -> None:
         check_allowed(config, tools)
@@ -109,6 +110,21 @@ class ReplayMode(RunMode):
 
     def provider(self, trace: LlmTrace, config: EvalConfig) -> ReplayProvider:
         return ReplayProvider(trace)
+
+
+def _stored_requests(trace: LlmTrace) -> Iterator[Problem]:
+    """A stored request that leans on a previous one the fixture does not store."""
+    if not trace.stores_requests:
+        return  # a hand-written fixture: nothing to expand
+    from zeroclaw_eval.grading.requests import StoredRequestError, expand
+
+    stored = trace.stored_requests()
+
+    try:
+        expand(request for _, _, request in stored)
+    except StoredRequestError as exc:
+        turn, number, _ = stored[exc.index]
+        yield Problem(("turns", turn, "steps", number, "request"), str(exc))
 
 
 def _response_at(turn: int, number: int) -> tuple[str | int, ...]:

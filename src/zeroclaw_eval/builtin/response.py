@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.grading.family import Family, NonEmptyStr, Problem
 from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.model import CheckResult, shorten
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.grading.script import Finding, Script
 
 
 def _observed(run: RunRecord) -> str:
@@ -29,6 +32,24 @@ class ResponseContains(Family[list[str]]):
     name = "response_contains"
     params = list[NonEmptyStr]
     description = "the final response contains each substring"
+
+    def consistency(self, params: list[str], script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        for index, needle in enumerate(params):
+            final = script.final_response
+            if final is not None and needle not in final:
+                yield Finding(
+                    (index,),
+                    f"the agent passes the script's text through, and the last turn's "
+                    f"scripted text {shorten(final)} lacks it: can never pass",
+                )
+            elif final is None and not any(needle in reply for reply in script.replies):
+                yield Finding(
+                    (index,),
+                    "no scripted reply contains it: passes only if the agent writes it itself",
+                    error=False,
+                )
 
     def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
         final = run.final_response
@@ -57,6 +78,18 @@ class ResponseNotContains(Family[list[str]]):
                 yield Problem(
                     (index,),
                     f"contradicts response_contains {shorten(clash)}: no response can satisfy both",
+                )
+
+    def consistency(self, params: list[str], script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        final = script.final_response
+        for index, needle in enumerate(params):
+            if final is not None and needle in final:
+                yield Finding(
+                    (index,),
+                    f"the agent passes the script's text through, and the last turn's "
+                    f"scripted text {shorten(final)} contains it: can never pass",
                 )
 
     def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:

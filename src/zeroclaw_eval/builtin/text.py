@@ -45,11 +45,13 @@ class TextFormatter(Formatter):
             passed = sum(1 for check in case.checks if check.passed)
             lines.append(f"{title}: {passed}/{len(case.checks)} checks")
             shown = case.checks if self.verbosity > 0 else case.failed_checks
-            lines.extend(
-                f"    {'✓' if check.passed else '✗'} {one_line(check.check)}: "
-                f"{one_line(check.detail)}"
-                for check in shown
-            )
+            for check in shown:
+                lines.extend(
+                    block(
+                        f"    {'✓' if check.passed else '✗'} {one_line(check.check)}: ",
+                        check.detail,
+                    )
+                )
             lines.extend(_notes(case))
         lines.append(f"{report.passed_count}/{len(report.cases)} cases passed{_scope(report)}")
         if report.repeats > 1:
@@ -90,10 +92,8 @@ def _repeated(title: str, case: CaseReport, ks: tuple[int, ...]) -> list[str]:
     for number, attempt in enumerate(case.attempts, 1):
         if attempt.error is not None:
             lines.append(f"    attempt {number}: error: {one_line(attempt.error)}")
-        lines.extend(
-            f"    attempt {number}: ✗ {one_line(check.check)}: {one_line(check.detail)}"
-            for check in attempt.failed_checks
-        )
+        for check in attempt.failed_checks:
+            lines.extend(block(f"    attempt {number}: ✗ {one_line(check.check)}: ", check.detail))
     lines.extend(_notes(case))  # the models and retries of every attempt
     return lines
 
@@ -112,9 +112,20 @@ def _scope(report: SuiteReport) -> str:
     return ""
 
 
+def block(first: str, text: str) -> list[str]:
+    """``text`` (a detail, a warning: a diff has many lines) under the line opening with
+    ``first``: each further line indented behind a bar, escaped to one line, so that
+    no line of it can pass for a line of the report."""
+    head, *rest = text.split("\n")
+    return [first + one_line(head), *(f"        | {one_line(line)}" for line in rest)]
+
+
 def _notes(case: CaseReport) -> list[str]:
-    """What the model side said about a case: which model answered, what was retried."""
+    """What the model side said about a case: which model answered, what was retried,
+    what it warned of."""
     lines = []
+    for warning in case.warnings:
+        lines.extend(block("    warning: ", warning))
     if case.models:
         lines.append(f"    model: {one_line(', '.join(case.models))}")
     if case.retries:

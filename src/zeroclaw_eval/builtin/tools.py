@@ -8,7 +8,7 @@ Bounds are inclusive; contradictory bounds are refused at admission.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import NonNegativeInt
 
@@ -17,7 +17,11 @@ from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.model import CheckResult, plural
 
+if TYPE_CHECKING:
+    from zeroclaw_eval.grading.script import Finding, Script
+
 MAX, MIN, EXACT = "max_tool_calls", "min_tool_calls", "exact_tool_calls"
+NEVER = "can never pass"
 BOUNDARY_FAMILIES = ("tool_arguments_contain", "tool_results_contain")
 
 
@@ -40,6 +44,13 @@ class ToolsUsed(Family[list[str]]):
     params = list[NonEmptyStr]
     description = "each tool was called at least once"
 
+    def consistency(self, params: list[str], script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        for index, tool in enumerate(params):
+            if tool not in script.tool_names:
+                yield Finding((index,), f"the script never calls {tool!r}: {NEVER}")
+
     def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
         names = run.tool_names
         return [
@@ -60,6 +71,14 @@ class ToolsNotUsed(Family[list[str]]):
     name = "tools_not_used"
     params = list[NonEmptyStr]
     description = "none of the tools was called"
+
+    def consistency(self, params: list[str], script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        for index, tool in enumerate(params):
+            if tool in script.tool_names:
+                turn = script.calls_to(tool)[0].turn
+                yield Finding((index,), f"the script calls {tool!r} in turn {turn}: {NEVER}")
 
     def rules(self, params: list[str], expects: Mapping[str, Any]) -> Iterable[Problem]:
         required = {tool: ToolsUsed.name for tool in expects.get(ToolsUsed.name, [])}
@@ -88,6 +107,13 @@ class _CountBound(Family[int]):
 
     def holds(self, bound: int, count: int) -> bool:
         raise NotImplementedError
+
+    def consistency(self, params: int, script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        count = len(script.calls)
+        if not self.holds(params, count):
+            yield Finding((), f"the script makes {plural(count, 'tool call')}: {NEVER}")
 
     def grade(self, params: int, run: RunRecord) -> list[CheckResult]:
         count = len(run.calls)
@@ -167,6 +193,12 @@ class AllToolsSucceeded(Family[bool]):
     name = "all_tools_succeeded"
     params = bool
     description = "true: every dispatched call succeeded; false: at least one failed"
+
+    def consistency(self, params: bool, script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        if params is False and not script.calls:
+            yield Finding((), f"false needs a failed call, and the script calls no tool: {NEVER}")
 
     def grade(self, params: bool, run: RunRecord) -> list[CheckResult]:
         failed = [call for call in run.calls if not call.succeeded]

@@ -59,10 +59,35 @@ class ToolCallsResponse(_Strict):
 Response = Annotated[TextResponse | ToolCallsResponse, Field(discriminator="type")]
 
 
+class StoredRequest(_Strict):
+    """The normalised request a step answered, as ``zeroclaw eval record`` stores it.
+
+    Compact (see :mod:`zeroclaw_eval.grading.requests`): ``history`` counts the
+    leading messages shared with the previous step's request, ``messages`` lists
+    the rest; ``tools`` and ``settings`` are left out when they are the previous
+    request's. Replay compares the agent's live request with it (``[eval] drift``).
+    """
+
+    history: NonNegativeInt = 0
+    messages: list[dict[str, Any]] = []
+    tools: dict[str, dict[str, Any]] | None = None
+    settings: dict[str, Any] | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The entry as written, for :func:`~zeroclaw_eval.grading.requests.expand`."""
+        entry: dict[str, Any] = {"history": self.history, "messages": self.messages}
+        if self.tools is not None:
+            entry["tools"] = self.tools
+        if self.settings is not None:
+            entry["settings"] = self.settings
+        return entry
+
+
 class Step(_Strict):
-    """One scripted model response in a turn's queue."""
+    """One scripted model response in a turn's queue, and optionally the request it answered."""
 
     response: Response
+    request: StoredRequest | None = None
 
 
 class Turn(_Strict):
@@ -82,3 +107,22 @@ class LlmTrace(_Strict):
     model_name: NonEmptyStr
     turns: Annotated[list[Turn], Field(min_length=1)]
     expects: dict[str, Any]
+    drift_ignore: list[NonEmptyStr] | None = None
+    """Paths of the normalised request that drift does not compare in this case."""
+
+    @property
+    def stores_requests(self) -> bool:
+        """Whether any step stores the request it answered (a recording does)."""
+        for turn in self.turns:
+            for step in turn.steps or ():
+                if step.request is not None:
+                    return True
+        return False
+
+    def stored_requests(self) -> list[tuple[int, int, dict[str, Any] | None]]:
+        """``(turn, step, stored request or None)`` for every scripted step, in order."""
+        return [
+            (turn, number, None if step.request is None else step.request.stored())
+            for turn, entry in enumerate(self.turns)
+            for number, step in enumerate(entry.steps or ())
+        ]

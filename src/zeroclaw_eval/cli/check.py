@@ -29,8 +29,15 @@ def check(
     fixture against an empty run, running nothing.
 
     Exit 1 if any fixture is refused, or is vacuous: a run that does nothing
-    (no response, no tool call) would pass all of its checks.
+    (no response, no tool call) would pass all of its checks; or if its script can
+    never satisfy an expectation (a count bound the scripted calls cannot meet, a
+    tool the script never calls, a response needle the scripted final text lacks
+    for an agent that passes it through). For an agent other than one that plays
+    the script as written (the reference loop), or a non-gating suite, these are
+    warnings; so is an expectation that passes only if the agent writes what no
+    scripted reply holds.
     """
+    from zeroclaw_eval.case.consistency import inconsistencies
     from zeroclaw_eval.case.suite import vacuity
     from zeroclaw_eval.run.session import RunRequest
 
@@ -44,7 +51,27 @@ def check(
         vacuous = [found for case in cases if (found := vacuity(case)) is not None]
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
+        contradicted = set()
+        if plan.mode.replays_scripts:
+            # Certain only for an agent that plays the script as written, and a
+            # failure only where failures gate: a capability suite holds on purpose
+            # what the reference loop cannot do yet.
+            through = plan.agent.passes_replies_through
+            certain = through and plan.config.gating
+            for case in cases:
+                for problem in inconsistencies(case, through):
+                    error = problem.error and certain
+                    click.echo(f"{'Error' if error else 'Warning'}: {problem}", err=True)
+                    if error:
+                        contradicted.add(case.source)
         if vacuous:
             click.echo(f"{len(vacuous)}/{len(cases)} fixtures are vacuous", err=True)
+        if contradicted:
+            click.echo(
+                f"{len(contradicted)}/{len(cases)} fixtures have expectations their script "
+                "can never satisfy",
+                err=True,
+            )
+        if vacuous or contradicted:
             sys.exit(1)
         click.echo(f"{len(cases)} fixtures admitted; none is satisfied by an empty run")

@@ -34,41 +34,80 @@ if TYPE_CHECKING:
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
-    required=True,
+    default=None,
     help="Directory the replay fixtures are written to (created if missing).",
 )
 @click.option("--force", is_flag=True, help="Overwrite fixtures that already exist in --out.")
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Replay the recorded fixtures of --suite and store in each step the request it "
+    "answers now, keeping replies and expects (after a reviewed change of the agent).",
+)
+@click.option(
+    "--replay-until",
+    "replay_until",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Replay each case's first N turns from its script, then continue live and "
+    "record the rest (to reproduce what goes wrong at turn N).",
+)
 @config_option
 @plugin_option
 def record(
-    suite: Path, out: Path, force: bool, config_path: Path | None, blocked: tuple[str, ...]
+    suite: Path,
+    out: Path | None,
+    force: bool,
+    update: bool,
+    replay_until: int | None,
+    config_path: Path | None,
+    blocked: tuple[str, ...],
 ) -> None:
     """Run a suite live and write each case as a replay fixture of the model's replies.
 
     A fixture keeps the case's name, inputs and expects; its steps are what the
-    model answered. It replays to the verdict the live run had. A case that hit a
-    run error, or whose recording replay would refuse, is reported and not
-    written. Exit 0 iff every case passed and was written.
+    model answered, each with the request it answered (normalised). It replays to
+    the verdict the live run had. A case that hit a run error, or whose recording
+    replay would refuse, is reported and not written. Exit 0 iff every case passed
+    and was written.
+
+    With --update, nothing runs live: the fixtures of --suite are replayed and
+    rewritten in place with the requests their steps answer now. With
+    --replay-until N, each case's first N turns are replayed from its script and
+    only the rest run live.
     """
-    from zeroclaw_eval.run.recording import record_suite
+    from zeroclaw_eval.run.recording import record_suite, update_suite
 
     with errors_to_exit():
+        if update == (out is not None):
+            raise click.UsageError("give --out (record live) or --update (refresh requests)")
+        if update and replay_until is not None:
+            raise click.UsageError("--replay-until records live turns; --update runs none")
         session = open_session(config_path, blocked)
         formatter = text_formatter(session.registry)  # before running anything
-        recorded = record_suite(
-            session,
-            suite,
-            out,
-            force=force,
-            progress=progress_line(),
-            admitted=collector_resumed,
-        )
+        if update:
+            recorded = update_suite(
+                session, suite, progress=progress_line(), admitted=collector_resumed
+            )
+            total = len(recorded.report.cases)
+            done = f"updated the requests of {recorded.written}/{total} cases in {suite}"
+        else:
+            assert out is not None
+            recorded = record_suite(
+                session,
+                suite,
+                out,
+                force=force,
+                replay_until=replay_until,
+                progress=progress_line(),
+                admitted=collector_resumed,
+            )
+            done = f"recorded {recorded.written}/{len(recorded.report.cases)} cases into {out}"
         emit(session.render(formatter, recorded.report))
         for line in recorded.refused:
             warn(line)
-        click.echo(
-            f"recorded {recorded.written}/{len(recorded.report.cases)} cases into {out}", err=True
-        )
+        click.echo(done, err=True)
     sys.exit(recorded.exit_code())
 
 

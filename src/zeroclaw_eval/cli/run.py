@@ -81,6 +81,13 @@ def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     help="Whether failures fail the exit code (overrides [eval].gating; default: gate).",
 )
 @click.option(
+    "--drift",
+    type=click.Choice(["fail", "warn", "off"]),
+    default=None,
+    help="Where a recorded step's request differs from the agent's: fail the case, warn, "
+    "or do not compare (overrides [eval].drift; default: fail).",
+)
+@click.option(
     "--report",
     "report_specs",
     multiple=True,
@@ -103,6 +110,7 @@ def run(
     format_name: str | None,
     agent_name: str | None,
     gate: bool | None,
+    drift: str | None,
     report_specs: tuple[str, ...],
     repeat: int | None,
     ks: list[int] | None,
@@ -129,6 +137,7 @@ def run(
             format=format_name,
             agent=agent_name,
             gate=gate,
+            drift=drift,
             repeats=repeat,
             pass_k=ks,
             reports=report_specs or None,

@@ -12,12 +12,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter
 
 from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.report.model import CheckResult
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.grading.script import Finding, Script
 
 P = TypeVar("P")
 
@@ -101,6 +104,11 @@ class Family(ABC, Generic[P]):
         an entry could only pass on a call the agent was never given. Default:
         none.
         """
+        return ()
+
+    def consistency(self, params: P, script: Script) -> Iterable[Finding]:
+        """Entries the case's script can never satisfy, for ``zeroclaw eval check``
+        (see :mod:`zeroclaw_eval.grading.script`). None by default."""
         return ()
 
     @abstractmethod

@@ -1,15 +1,23 @@
-"""What a run leaves behind: the final responses and every dispatched tool call.
+"""What a run leaves behind: the final responses, every dispatched tool call, and
+every request the model side answered.
 
 The list of recorded calls is the one canonical dispatch fact. Tool names, counts
 and overall success are derived from it on demand, never stored beside it, so a
-richer record can never disagree with a summary of itself.
+richer record can never disagree with a summary of itself. The model requests are
+kept as the agent sent them (a copy of the message list, the tools themselves);
+their normalised form (:meth:`ModelRequest.normalised`) is built only when a
+family, a report or the drift check reads it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.protocol import Message, Tool
 
 
 @dataclass(frozen=True)
@@ -33,18 +41,74 @@ class RecordedCall:
         return json.dumps(self.arguments, ensure_ascii=False)
 
 
+@dataclass(frozen=True)
+class ModelRequest:
+    """One request the model side answered, as the agent sent it.
+
+    ``turn`` and ``step`` (both 0-based) say which scripted step answered it in
+    replay: the ``step``-th request of turn ``turn``. ``messages`` are in the
+    chat-completions shape whatever the wire (roles, text, assistant ``tool_calls``
+    with their ids and JSON-string ``arguments``, ``role: "tool"`` results with
+    their ``tool_call_id``); ``tools`` what was offered (each has ``name``,
+    ``description``, ``parameters``); ``settings`` the request's other fields
+    (``tool_choice``, ``temperature``, ``max_tokens``, ``model``...; empty for the
+    reference loop, which sends none). ``api`` names the wire it came over
+    (``chat.completions``, ``responses``, ``anthropic.messages``), or
+    ``in-process`` for an agent that called the provider directly.
+    """
+
+    turn: int
+    step: int
+    messages: Sequence[Message]
+    tools: Sequence[Tool]
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    api: str = "in-process"
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Names of the offered tools, in the order offered."""
+        return [tool.name for tool in self.tools]
+
+    def texts(self, role: str | None = None) -> list[str]:
+        """Every text the model was shown, in order: message contents (of ``role``
+        only, when given), and for ``role`` ``None`` or ``assistant`` the
+        arguments of the assistant's tool calls."""
+        found: list[str] = []
+        for message in self.messages:
+            if role is not None and message.get("role") != role:
+                continue
+            content = message.get("content")
+            if isinstance(content, str):
+                found.append(content)
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") if isinstance(call, Mapping) else None
+                if isinstance(function, Mapping) and isinstance(function.get("arguments"), str):
+                    found.append(function["arguments"])
+        return found
+
+    def normalised(self) -> dict[str, Any]:
+        """The request as a recording stores it and drift compares it: volatile
+        fields masked (see :mod:`zeroclaw_eval.grading.requests`)."""
+        from zeroclaw_eval.grading.requests import normalise
+
+        return normalise(self)
+
+
 @dataclass
 class RunRecord:
     """Everything grading may look at after one case ran.
 
     ``responses`` holds the agent's final text for each turn that completed, in
-    order; ``calls`` every dispatched tool call in dispatch order across all turns.
+    order; ``calls`` every dispatched tool call in dispatch order across all turns;
+    ``requests`` every model request the agent made, in order (empty for an agent
+    that records none: a third-party agent session may leave it so).
     """
 
     responses: list[str] = field(default_factory=list)
     calls: list[RecordedCall] = field(default_factory=list)
     input_tokens: int = 0
     output_tokens: int = 0
+    requests: list[ModelRequest] = field(default_factory=list)
 
     @property
     def final_response(self) -> str | None:
@@ -64,6 +128,15 @@ class RunRecord:
     def calls_to(self, tool: str) -> list[RecordedCall]:
         """The calls to ``tool``, in dispatch order: what ``call_index`` counts in."""
         return [call for call in self.calls if call.name == tool]
+
+    def requests_at(self, turn: int | None = None, step: int | None = None) -> list[ModelRequest]:
+        """The model requests of turn ``turn`` (every turn when ``None``), and of its
+        ``step``-th request only when ``step`` is given, in order."""
+        return [
+            request
+            for request in self.requests
+            if (turn is None or request.turn == turn) and (step is None or request.step == step)
+        ]
 
 
 def empty_run() -> RunRecord:

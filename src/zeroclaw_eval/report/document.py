@@ -8,6 +8,7 @@ described field by field in docs/REPORT.md. :func:`report_document` writes it;
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
@@ -18,6 +19,14 @@ from zeroclaw_eval.util.stats import pass_at_k, pass_hat_k
 #: ``runs``, ``passes``, ``flaky``, ``pass_at_k``, ``pass_hat_k``, ``attempts``):
 #: added fields, so still 1. docs/REPORT.md describes every field.
 SCHEMA_VERSION = 1
+
+#: The most model requests a report carries for one attempt: the first ones (the
+#: rest are counted in ``requests_omitted``). A report is read by people and CI;
+#: the recording keeps every request.
+MAX_REPORTED_REQUESTS = 32
+
+#: The longest text a reported request keeps; a longer one is cut, ending ``…``.
+MAX_REPORTED_TEXT = 2000
 
 
 def report_document(report: SuiteReport) -> dict[str, Any]:
@@ -74,7 +83,21 @@ def _attempt(case: CaseReport) -> dict[str, Any]:
             {"check": check.check, "passed": check.passed, "detail": check.detail}
             for check in case.checks
         ],
+        "warnings": list(case.warnings),
+        "model_requests": [_bounded(request) for request in case.requests[:MAX_REPORTED_REQUESTS]],
+        "requests_omitted": max(0, len(case.requests) - MAX_REPORTED_REQUESTS),
     }
+
+
+def _bounded(value: Any) -> Any:
+    """``value`` with every text longer than :data:`MAX_REPORTED_TEXT` cut."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_REPORTED_TEXT else value[: MAX_REPORTED_TEXT - 1] + "…"
+    if isinstance(value, Mapping):
+        return {key: _bounded(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_bounded(item) for item in value]
+    return value
 
 
 def _case(case: CaseReport, ks: tuple[int, ...]) -> dict[str, Any]:
@@ -95,6 +118,9 @@ def _case(case: CaseReport, ks: tuple[int, ...]) -> dict[str, Any]:
         "models": list(case.models),
         "retries": shown["retries"],
         "checks": shown["checks"],
+        "warnings": shown["warnings"],
+        "model_requests": shown["model_requests"],
+        "requests_omitted": shown["requests_omitted"],
         "runs": case.runs,
         "passes": case.passes,
         "flaky": case.flaky,

@@ -51,7 +51,11 @@ class CaseReport:
     failed, else of the last one, so that a formatter unaware of repeats still
     shows why it failed, and a run error in any attempt counts as the case's. ``input_tokens`` /
     ``output_tokens`` are what the model reported, ``None`` when unknown (the run
-    stopped before, or a combined report).
+    stopped before, or a combined report). ``warnings`` are what the run noticed
+    without failing the case (a drift under ``[eval] drift = "warn"``: the diff,
+    naming turn and step); ``requests`` the model requests the agent made, normalised
+    and compacted (:func:`~zeroclaw_eval.grading.requests.compact_record`), when
+    ``[eval] report_requests`` asks the report to carry them.
     """
 
     name: str
@@ -65,6 +69,8 @@ class CaseReport:
     attempts: tuple[CaseReport, ...] = ()
     input_tokens: int | None = None
     output_tokens: int | None = None
+    warnings: tuple[str, ...] = ()
+    requests: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
     def of_attempts(cls, attempts: Sequence[CaseReport]) -> CaseReport:
@@ -85,6 +91,8 @@ class CaseReport:
             retries=tuple(retry for a in attempts for retry in a.retries),
             ran=shown.ran,
             attempts=tuple(attempts),
+            warnings=tuple(dict.fromkeys(line for a in attempts for line in a.warnings)),
+            requests=shown.requests,
         )
 
     @cached_property  # read by the runner, every formatter, the exit code and the history

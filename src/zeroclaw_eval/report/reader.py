@@ -65,6 +65,8 @@ class AttemptDoc(TypedDict):
     models: NotRequired[list[str]]
     retries: NotRequired[list[RetryDoc]]
     checks: list[CheckDoc]
+    warnings: NotRequired[list[str]]
+    model_requests: NotRequired[list[dict[str, Any]]]
 
 
 class CaseDoc(TypedDict):
@@ -78,6 +80,8 @@ class CaseDoc(TypedDict):
     models: NotRequired[list[str]]
     retries: NotRequired[list[RetryDoc]]
     checks: list[CheckDoc]
+    warnings: NotRequired[list[str]]
+    model_requests: NotRequired[list[dict[str, Any]]]
     runs: NotRequired[Annotated[int, Field(ge=1)]]
     passes: NotRequired[Annotated[int, Field(ge=0)] | None]
     attempts: NotRequired[list[AttemptDoc]]
@@ -264,6 +268,8 @@ def _outcome(
         attempts=attempts,
         input_tokens=tokens[0],
         output_tokens=tokens[1],
+        warnings=tuple(doc.get("warnings", ())),
+        requests=tuple(doc.get("model_requests", ())),
     )
 
 

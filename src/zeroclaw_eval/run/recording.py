@@ -123,9 +123,15 @@ def step(reply: ModelReply) -> dict[str, Any]:
     return {"response": response}
 
 
-def fixture_document(case: Case, replies: Sequence[Sequence[ModelReply]]) -> dict[str, Any]:
-    """The replay fixture for a recorded case: its own inputs and expects, the model's steps."""
-    return {
+def fixture_document(
+    case: Case,
+    replies: Sequence[Sequence[ModelReply]],
+    requests: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The replay fixture for a recorded case: its own inputs and expects, the model's
+    steps, and with each step the request it answered when ``requests`` (the case
+    report's, normalised and compacted) pair up with the steps one to one."""
+    document: dict[str, Any] = {
         "model_name": case.trace.model_name,
         "turns": [
             {"user_input": turn.user_input, "steps": [step(reply) for reply in turn_replies]}
@@ -133,6 +139,33 @@ def fixture_document(case: Case, replies: Sequence[Sequence[ModelReply]]) -> dic
         ],
         "expects": case.trace.expects,
     }
+    if case.trace.drift_ignore is not None:
+        document["drift_ignore"] = case.trace.drift_ignore
+    attach_requests(document, requests)
+    return document
+
+
+def attach_requests(document: dict[str, Any], requests: Sequence[Mapping[str, Any]]) -> bool:
+    """Store each request with the step that answered it (``turn``/``step`` of the
+    report's entries), replacing what the steps stored; whether it did.
+
+    Nothing is stored unless every scripted step has exactly one request: a
+    compacted request leans on the one before it, so a partial set would not
+    expand (an agent that records no requests leaves a fixture without them).
+    """
+    steps = [
+        (turn, number, entry)
+        for turn, listed in enumerate(document["turns"])
+        for number, entry in enumerate(listed.get("steps") or ())
+    ]
+    places = [(request.get("turn"), request.get("step")) for request in requests]
+    if places != [(turn, number) for turn, number, _ in steps]:
+        return False
+    for (_, _, entry), request in zip(steps, requests, strict=True):
+        entry["request"] = {
+            key: value for key, value in request.items() if key not in ("turn", "step")
+        }
+    return True
 
 
 def write_fixture(
@@ -175,11 +208,16 @@ def record_suite(
     out: Path,
     *,
     force: bool = False,
+    replay_until: int | None = None,
     progress: Progress | None = None,
     admitted: Callable[[], None] | None = None,
 ) -> Recorded:
     """Run ``suite`` live through ``session`` and write each case that ran into ``out``
     as a replay fixture of the model's replies.
+
+    With ``replay_until`` N, each case's first N turns are replayed from its
+    script and only the rest asked of the live model
+    (:mod:`zeroclaw_eval.run.splice`); the fixture keeps both.
 
     One attempt per case: a fixture records one conversation, and replays to its
     verdict. Fixtures already in ``out`` are refused before anything runs unless
@@ -192,9 +230,14 @@ def record_suite(
     registry = session.registry
     provider, scripted = recording_modes(registry, session.loaded.config.mode)
     config = session.loaded.config.model_copy(
-        update={"mode": provider.name, "repeats": 1, "pass_k": None}
+        update={"mode": provider.name, "repeats": 1, "pass_k": None, "report_requests": "all"}
     )
-    live = RecordingMode(provider)
+    if replay_until is None:
+        live = RecordingMode(provider)
+    else:
+        from zeroclaw_eval.run.splice import SplicedMode
+
+        live = RecordingMode(SplicedMode(scripted, provider, replay_until))
     plan = Plan(config, live, session.agent())
     cases = session.admit(plan, directory=suite, admitted=admitted)
     targets = [out / Path(case.source).name for case in cases]
@@ -211,7 +254,7 @@ def record_suite(
     refused: list[str] = []
     for case, case_report, target in zip(cases, report.cases, targets, strict=True):
         if case_report.error is None:
-            document = fixture_document(case, live.replies(case))
+            document = fixture_document(case, live.replies(case), case_report.requests)
             try:
                 write_fixture(document, target, registry, scripted, config)
             except AdmissionError as exc:
@@ -220,6 +263,69 @@ def record_suite(
             except OSError as exc:
                 raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
             written += 1
+    return Recorded(report, written, tuple(refused))
+
+
+def update_suite(
+    session: Session,
+    suite: Path,
+    *,
+    progress: Progress | None = None,
+    admitted: Callable[[], None] | None = None,
+) -> Recorded:
+    """Replay ``suite`` and store in each of its fixtures the requests its steps
+    answered now (``zeroclaw eval record --update``): after a reviewed, intended
+    change of the agent, the recording's requests follow it.
+
+    Everything else in a fixture (its scripted replies, its expects, its keys'
+    order) is kept as written. Drift is not compared while updating; a case that
+    hits a run error, or whose requests do not pair with its steps, is reported
+    and left unchanged.
+    """
+    from zeroclaw_eval.run.session import Plan
+    from zeroclaw_eval.util import strictjson
+    from zeroclaw_eval.util.paths import display_root
+
+    registry = session.registry
+    _, scripted = recording_modes(registry, session.loaded.config.mode)
+    config = session.loaded.config.model_copy(
+        update={
+            "mode": scripted.name,
+            "repeats": 1,
+            "pass_k": None,
+            "drift": "off",
+            "report_requests": "all",
+        }
+    )
+    plan = Plan(config, scripted, session.agent())
+    cases = session.admit(plan, directory=suite, admitted=admitted)
+    report = session.run_cases(plan, cases, suite=str(suite), progress=progress)
+    written = 0
+    refused: list[str] = []
+    for case, case_report in zip(cases, report.cases, strict=True):
+        if case_report.error is not None:
+            refused.append(f"{case.source}: not updated: {case_report.error}")
+            continue
+        # Sources are shown relative to the work tree (or the configuration's directory).
+        target = display_root(session.loaded.base_dir, session.cwd) / case.source
+        try:
+            document = strictjson.loads(target.read_text(encoding="utf-8").removeprefix("\ufeff"))
+        except (OSError, ValueError) as exc:
+            raise ZeroclawEvalError(f"{target}: cannot read it back: {exc}") from None
+        if not attach_requests(document, case_report.requests):
+            refused.append(
+                f"{case.source}: not updated: the agent's requests do not pair one to one "
+                "with the scripted steps (an agent that records no requests?)"
+            )
+            continue
+        try:
+            write_fixture(document, target, registry, scripted, config)
+        except AdmissionError as exc:
+            refused.append(f"{exc} (not updated)")
+            continue
+        except OSError as exc:
+            raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
+        written += 1
     return Recorded(report, written, tuple(refused))
 
 

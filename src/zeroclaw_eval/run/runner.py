@@ -22,14 +22,14 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
 from zeroclaw_eval.case.admission import Case
 from zeroclaw_eval.case.suite import load_suite
 from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
-from zeroclaw_eval.grading.record import RunRecord
+from zeroclaw_eval.grading.record import ModelRequest, RunRecord
 from zeroclaw_eval.modes.base import RunMode
 from zeroclaw_eval.modes.notes import collecting
 from zeroclaw_eval.plugins.manager import get_plugin_manager
@@ -138,20 +138,38 @@ def attempt(
     """
     started = time.perf_counter()
     checks: tuple[CheckResult, ...] = ()
+    warnings: tuple[str, ...] = ()
+    requests: tuple[dict[str, Any], ...] = ()
     error = None
     tokens: tuple[int | None, int | None] = (None, None)
+    started_sessions: list[AgentSession] = []
+
+    def opened_here(session: AgentSession) -> None:
+        started_sessions.append(session)  # its requests, should the case hit a run error
+        if opened is not None:
+            opened(session)
+
     with collecting() as notes:  # what the model side reports: models, retries
         try:
             with fresh_workspace():
                 record = execute(
-                    case, mode, registry, config, agent=agent, bridge=bridge, opened=opened
+                    case, mode, registry, config, agent=agent, bridge=bridge, opened=opened_here
                 )
                 tokens = (record.input_tokens, record.output_tokens)
                 checks = case.grade(record)
+                if mode.replays_scripts and config.drift != "off" and case.trace.stores_requests:
+                    from zeroclaw_eval.run.drift import drift_outcome
+
+                    drifted, warnings = drift_outcome(case.trace, record, config)
+                    checks += drifted
+                passed = all(check.passed for check in checks)
+                requests = _reported_requests(record.requests, passed, config)
         except RunError as exc:
             error = f"case {case.name!r}: {exc}"
         except BaseException as exc:  # a tool, provider or mode bug fails this case only
             error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
+        if error is not None and started_sessions:
+            requests = _reported_requests(started_sessions[0].requests_so_far(), False, config)
     return CaseReport(
         case.name,
         case.source,
@@ -162,7 +180,25 @@ def attempt(
         retries=tuple(notes.retries),
         input_tokens=tokens[0],
         output_tokens=tokens[1],
+        warnings=warnings,
+        requests=requests,
     )
+
+
+def _reported_requests(
+    made: Sequence[ModelRequest], passed: bool, config: EvalConfig
+) -> tuple[dict[str, Any], ...]:
+    """The model requests the report carries for this case, per ``[eval] report_requests``:
+    normalised only here, when they are reported."""
+    wanted = config.report_requests
+    if wanted == "off" or not made or (wanted == "failed" and passed):
+        return ()
+    from zeroclaw_eval.grading.requests import compact_record
+
+    try:
+        return tuple(compact_record(made))
+    except Exception as exc:  # the evidence must never hide the verdict it explains
+        return ({"error": f"the requests could not be reported: {type(exc).__name__}: {exc}"},)
 
 
 Progress = Callable[[int, int, int], None]

@@ -68,6 +68,7 @@ class RunRequest:
     format: str | None = None
     agent: str | None = None
     gate: bool | None = None
+    drift: str | None = None
     repeats: int | None = None
     pass_k: Sequence[int] | None = None
     reports: Sequence[str] | None = None
@@ -254,6 +255,8 @@ class Session:
             updates["format"] = request.format
         if request.gate is not None:
             updates["gating"] = request.gate
+        if request.drift is not None:
+            updates["drift"] = request.drift
         if request.repeats is not None:
             updates["repeats"] = request.repeats
         if request.pass_k is not None:

@@ -7,7 +7,9 @@ and whether it is flaky, its ``<system-out>`` every attempt's outcome, and it
 fails (``type="flaky"`` when its attempts disagree) unless every attempt passed.
 A failed case carries ``<failure>`` whose
 ``message`` is its first failing check and whose body lists every failing check
-with its detail; a run error is an ``<error>``. A suite that failed to load is
+with its detail; a run error is an ``<error>``. What the run warned of without
+failing the case (a drift under ``drift = "warn"``, with its diff) is the
+case's ``<system-err>``. A suite that failed to load is
 one ``<testcase>`` with an ``<error>`` listing every problem, so the document is
 never green when the run was not.
 
@@ -130,15 +132,16 @@ def _testcase(case: CaseReport) -> list[str]:
         time=_seconds(case.duration_s),
     )
     head = f"    <testcase {attrs}"
-    if case.passed and not case.attempts:
+    if case.passed and not case.attempts and not case.warnings:
         return [head + " />"]
     lines = [head + ">"]
     if case.attempts:
         lines.extend(_attempts(case))
-        if case.passed:
-            return [*lines, "    </testcase>"]
-        lines.append(_repeated_failure(case))
-        return [*lines, "    </testcase>"]
+        if not case.passed:
+            lines.append(_repeated_failure(case))
+        return [*lines, *_warnings(case), "    </testcase>"]
+    if case.passed:
+        return [*lines, *_warnings(case), "    </testcase>"]
     if case.error is not None:
         lines.append(
             f"      <error {_attrs(message=case.error, type='run error')}>"
@@ -154,8 +157,17 @@ def _testcase(case: CaseReport) -> list[str]:
         lines.append(
             f"      <failure {_attrs(message=message, type='check')}>{xml_text(body)}</failure>"
         )
+    lines.extend(_warnings(case))
     lines.append("    </testcase>")
     return lines
+
+
+def _warnings(case: CaseReport) -> list[str]:
+    """What the run warned of without failing the case (a drift under
+    ``drift = "warn"``, with its diff), as the case's ``<system-err>``."""
+    if not case.warnings:
+        return []
+    return [f"      <system-err>{xml_text(chr(10).join(case.warnings))}</system-err>"]
 
 
 class JunitFormatter(Formatter):

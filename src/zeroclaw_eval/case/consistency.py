@@ -1,0 +1,106 @@
+"""The consistency pass of ``zeroclaw eval check``: fixtures whose script can never
+satisfy their expectations.
+
+Beside the empty-run vacuity check (:func:`~zeroclaw_eval.case.suite.vacuity`),
+each family compares its parameters with what the script settles
+(:class:`~zeroclaw_eval.grading.script.Script`): a count bound the scripted calls
+cannot meet, a ``tools_used`` or boundary entry naming a tool the script never
+calls, a response needle the scripted final text lacks when the agent passes it
+through. Errors are entries that can never pass; warnings, entries that pass
+only if the agent writes something the script does not (an agent that rewrites
+the model's text). Only scripts that replay (every turn has steps) are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from zeroclaw_eval.case.admission import Case
+from zeroclaw_eval.case.fixture import LlmTrace, TextResponse, ToolCallsResponse
+from zeroclaw_eval.grading.script import Script, ScriptedCall
+from zeroclaw_eval.util.wording import dotted, shown
+
+
+@dataclass(frozen=True)
+class Inconsistency:
+    """One entry of a case its script contradicts: where (``expects.tools_used[0]``), why,
+    and whether it can never pass (``error``) or likely will not (a warning)."""
+
+    source: str
+    field: str
+    message: str
+    error: bool
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.field}: {self.message}"
+
+
+def script_of(trace: LlmTrace, passes_replies_through: bool) -> Script | None:
+    """What the trace's script settles, or ``None`` when a turn has no steps."""
+    calls: list[ScriptedCall] = []
+    replies: list[str] = []
+    final: str | None = None
+    for index, turn in enumerate(trace.turns):
+        if not turn.steps:
+            return None
+        for step in turn.steps:
+            response = step.response
+            if isinstance(response, ToolCallsResponse):
+                calls.extend(ScriptedCall(index, call.name) for call in response.tool_calls)
+                if response.content:
+                    replies.append(response.content)
+            elif isinstance(response, TextResponse):
+                # As the reference loop reads a text reply: a refusal with no content
+                # is the answer.
+                final = response.content or response.refusal or ""
+                replies.append(final)
+    return Script(tuple(calls), tuple(replies), final if passes_replies_through else None)
+
+
+def inconsistencies(case: Case, passes_replies_through: bool) -> list[Inconsistency]:
+    """Every entry of ``case`` its script contradicts, in declaration order."""
+    script = script_of(case.trace, passes_replies_through)
+    if script is None:
+        return []
+    found: list[Inconsistency] = []
+    for expectation in case.expectations:
+        try:
+            findings = list(expectation.family.consistency(expectation.params, script))
+        except Exception as exc:  # a plugin's bug is reported, never a pass
+            found.append(
+                Inconsistency(
+                    case.source,
+                    dotted(("expects", expectation.name)),
+                    f"family {expectation.name!r} of plugin {expectation.plugin!r} failed "
+                    f"comparing with the script: {type(exc).__name__}: {exc}",
+                    True,
+                )
+            )
+            continue
+        found.extend(
+            Inconsistency(
+                case.source,
+                _field(case.trace.expects, (expectation.name, *finding.path)),
+                finding.message,
+                finding.error,
+            )
+            for finding in findings
+        )
+    return found
+
+
+def _field(expects: Any, path: tuple[str | int, ...]) -> str:
+    """``expects.tools_used[1]="shell"``: the path, and the value there when it can be
+    shown, as admission names a field."""
+    value = expects
+    for part in path:
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            value = None
+    field = dotted(("expects", *path))
+    text = shown(value) if value is not None else None
+    return f"{field}={text}" if text is not None else field

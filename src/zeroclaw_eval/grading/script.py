@@ -1,0 +1,58 @@
+"""What a fixture's script settles before anything runs, for the consistency pass of
+``zeroclaw eval check``.
+
+In replay, the model side is the script: the tool calls a run records are the
+scripted ones, in order (the reference loop dispatches each, and a bridged
+agent's are read from the wire as the bridge sent them), and an agent that
+passes the model's text through (the reference loop) ends each turn with the
+turn's last scripted text. A family compares its parameters with this and
+reports the entries that can never pass (:meth:`~zeroclaw_eval.grading.family.Family.consistency`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """One tool call the script makes, in turn ``turn``."""
+
+    turn: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Script:
+    """The script of a case, as the consistency pass reads it.
+
+    ``calls`` are every scripted tool call in order across the turns; ``replies``
+    every scripted text (the text replies and any text beside tool calls), in
+    order; ``final_response`` the text the last turn ends with when the agent
+    passes the model's text through unchanged (the reference loop), ``None`` when
+    the agent may write its own.
+    """
+
+    calls: tuple[ScriptedCall, ...]
+    replies: tuple[str, ...]
+    final_response: str | None
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Names of the scripted calls, in order."""
+        return [call.name for call in self.calls]
+
+    def calls_to(self, tool: str) -> list[ScriptedCall]:
+        """The scripted calls to ``tool``, in order: what ``call_index`` counts in."""
+        return [call for call in self.calls if call.name == tool]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An entry the script says can never pass (``error``), or likely will not
+    (a warning). ``path`` is relative to the family's entry, as for a
+    :class:`~zeroclaw_eval.grading.family.Problem`."""
+
+    path: tuple[str | int, ...]
+    message: str
+    error: bool = True

@@ -1,0 +1,118 @@
+"""``zeroclaw eval check`` finds fixtures whose script can never satisfy their expects.
+
+Beside the empty-run vacuity check: a count bound the scripted calls cannot meet,
+a tool named that the script never calls, a response needle the scripted final
+text lacks when the agent passes it through. Each is reported naming the file
+and the field; for the reference loop in a gating suite it is an error (exit 1),
+otherwise a warning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .bridged_helpers import configure, factory, write_suite
+from .conftest import echo_case, zeroclaw
+
+
+def check(root: Path, *args: str) -> tuple[int, list[str]]:
+    result = zeroclaw("eval", "check", *args, cwd=root)
+    assert "Traceback" not in result.stderr
+    return result.returncode, result.stderr.splitlines()
+
+
+def project(tmp_path: Path, expects: dict[str, Any], config: str = "") -> Path:
+    (tmp_path / "zeroclaw.toml").write_text(
+        f'[eval]\nsuite_dir = "suite"\n{config}', encoding="utf-8"
+    )
+    write_suite(tmp_path / "suite", echo_case(expects=expects))
+    return tmp_path
+
+
+NEVER = [
+    (
+        {"min_tool_calls": 2},
+        "expects.min_tool_calls=2: the script makes 1 tool call: can never pass",
+    ),
+    (
+        {"exact_tool_calls": 3},
+        "expects.exact_tool_calls=3: the script makes 1 tool call: can never pass",
+    ),
+    (
+        {"tools_used": ["echo", "shell"]},
+        "expects.tools_used[1]=\"shell\": the script never calls 'shell': can never pass",
+    ),
+    (
+        {"tools_not_used": ["echo"]},
+        "expects.tools_not_used[0]=\"echo\": the script calls 'echo' in turn 0: can never pass",
+    ),
+    (
+        {"tool_results_contain": [{"tool": "shell", "needle": "ok"}]},
+        "expects.tool_results_contain[0].tool=\"shell\": the script never calls 'shell': "
+        "can never pass",
+    ),
+    (
+        {"tool_arguments_contain": [{"tool": "echo", "needle": "hello", "call_index": 1}]},
+        "expects.tool_arguments_contain[0].call_index=1: the script calls 'echo' 1 time: "
+        "can never pass",
+    ),
+    (
+        {"response_contains": ["goodbye"]},
+        'expects.response_contains[0]="goodbye": the agent passes the script\'s text '
+        'through, and the last turn\'s scripted text "The echo said: hello" lacks it: '
+        "can never pass",
+    ),
+    (
+        {"response_not_contains": ["echo said"]},
+        'expects.response_not_contains[0]="echo said": the agent passes the script\'s text '
+        'through, and the last turn\'s scripted text "The echo said: hello" contains it: '
+        "can never pass",
+    ),
+]
+
+
+@pytest.mark.parametrize(("expects", "line"), NEVER, ids=[next(iter(e)) for e, _ in NEVER])
+def test_an_expectation_the_script_can_never_meet_is_an_error(
+    tmp_path: Path, expects: dict[str, Any], line: str
+) -> None:
+    status, lines = check(project(tmp_path, expects))
+    assert status == 1
+    assert f"Error: suite/case0.json: {line}" in lines
+    assert "1/1 fixtures have expectations their script can never satisfy" in lines
+
+
+def test_a_consistent_fixture_passes(tmp_path: Path) -> None:
+    expects = {
+        "exact_tool_calls": 1,
+        "tools_used": ["echo"],
+        "tool_results_contain": [{"tool": "echo", "needle": "hello", "call_index": 0}],
+        "response_contains": ["echo said"],
+        "response_not_contains": ["goodbye"],
+    }
+    status, lines = check(project(tmp_path, expects))
+    assert (status, lines) == (0, [])
+
+
+def test_a_non_gating_suite_only_warns(tmp_path: Path) -> None:
+    status, lines = check(project(tmp_path, {"exact_tool_calls": 3}, "gating = false\n"))
+    assert status == 0
+    assert lines == [
+        "Warning: suite/case0.json: expects.exact_tool_calls=3: the script makes 1 tool call: "
+        "can never pass"
+    ]
+
+
+def test_for_an_agent_that_writes_its_own_text_a_needle_no_reply_holds_is_a_warning(
+    tmp_path: Path,
+) -> None:
+    config = configure(tmp_path, factory("echo_agent:make_agent"), suite_dir="suite")
+    write_suite(tmp_path / "suite", echo_case(expects={"response_contains": ["goodbye"]}))
+    status, lines = check(tmp_path, "--config", str(config))
+    assert status == 0
+    assert lines == [
+        'Warning: suite/case0.json: expects.response_contains[0]="goodbye": no scripted '
+        "reply contains it: passes only if the agent writes it itself"
+    ]
