@@ -101,6 +101,9 @@ class LiveConfig(BaseModel):
 #: How long a command agent may take to exit once its stdin is closed.
 DEFAULT_AGENT_GRACE_S = 2.0
 
+#: How long a started command agent may stay silent before its case fails.
+DEFAULT_FIRST_REPLY_TIMEOUT_S = 30.0
+
 
 class AgentTable(BaseModel):
     """The ``[eval.agent]`` table: a team's own agent, reached through the model bridge.
@@ -121,6 +124,10 @@ class AgentTable(BaseModel):
     """Variables added to the agent process's environment (``command`` only)."""
     grace_s: float = Field(DEFAULT_AGENT_GRACE_S, gt=0, allow_inf_nan=False)
     """How long the process may take to exit after its stdin is closed before it is killed."""
+    first_reply_timeout_s: float = Field(DEFAULT_FIRST_REPLY_TIMEOUT_S, gt=0, allow_inf_nan=False)
+    """How long a started process may stay silent (no line on stdout, no request to
+    the model bridge) before its case fails with the tail of its stderr: an agent
+    that cannot start costs seconds, not ``case_timeout_s`` (``command`` only)."""
     max_concurrency: int | None = Field(None, ge=1)
     """How many cases run at once: in replay exactly this many (default 1); in live
     mode no more than ``[eval.live] max_concurrency`` either."""

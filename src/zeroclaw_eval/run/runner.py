@@ -229,8 +229,9 @@ def run_cases(
 
     def abandoned(index: int) -> CaseReport:
         report = timed_out(index)
+        notes = sessions.diagnostics(index)  # before the close ends what they describe
         if sessions.close(index) and agent.needs_bridge:
-            error = f"{report.error}; the agent under test was stopped"
+            error = "; ".join([f"{report.error}; the agent under test was stopped", *notes])
             report = CaseReport(report.name, report.source, (), error, report.duration_s)
         return report
 
