@@ -186,7 +186,9 @@ class Session:
         if specs is None:
             try:
                 return resolve(
-                    relative_to(self.loaded.config.report, self.loaded.base_dir), self.registry
+                    relative_to(self.loaded.config.report, self.loaded.base_dir),
+                    self.registry,
+                    origin=self.loaded.field("report"),
                 )
             except ValueError as exc:
                 raise ConfigError(f"{self.loaded.field('report')}: {exc}") from None
