@@ -151,6 +151,9 @@ def test_text_report_shape(runs: dict[tuple[str, str], Run]) -> None:
         "✗ wants-goodbye (failing_check/b.json): 1/2 checks",
         '    ✗ response_contains: "goodbye": not found: '
         'the final response is "The echo said: hello"',
+        "short summary: 1 failed case",
+        'FAILED wants-goodbye (failing_check/b.json): response_contains: "goodbye": not found: '
+        'the final response is "The echo said: hello"',
         "1/2 cases passed",
     ]
 
@@ -163,6 +166,8 @@ def test_a_run_error_fails_its_case_and_the_suite_goes_on(
     assert runs[scenario, "text"].stdout.splitlines() == [
         f"✗ {name} ({scenario}/a.json): error: {error}",
         f"✓ echo-hello ({scenario}/b.json): 3/3 checks",
+        "short summary: 1 failed case",
+        f"ERROR {name} ({scenario}/a.json): {error.removeprefix(f'case {name!r}: ')}",
         "1/2 cases passed",
     ]
 
@@ -194,7 +199,7 @@ def test_check_names_a_vacuous_fixture(tmp_path: Path) -> None:
         "Error: suite/b.json: expects: vacuous: a run that does nothing passes all 2 checks "
         '(max_tool_calls: 0, response_not_contains: "rm"); add an expectation that only '
         "the intended behaviour satisfies",
-        "1/2 fixtures are vacuous",
+        "1 of 2 fixtures is vacuous",
     ]
 
 

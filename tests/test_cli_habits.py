@@ -64,6 +64,11 @@ def test_quiet_leaves_passing_cases_out(suite: Path) -> None:
         '    ✗ response_contains: "nope": not found: the final response is "done"',
         "✗ d (suite/d.json): 0/1 checks",
         '    ✗ response_contains: "nope": not found: the final response is "done"',
+        "short summary: 2 failed cases",
+        'FAILED b (suite/b.json): response_contains: "nope": not found: the final response is '
+        '"done"',
+        'FAILED d (suite/d.json): response_contains: "nope": not found: the final response is '
+        '"done"',
         "2/4 cases passed",
     ]
 
@@ -75,6 +80,9 @@ def test_verbose_lists_every_check(suite: Path) -> None:
         '    ✓ response_contains: "done": found',
         "✗ b (suite/b.json): 0/1 checks",
         '    ✗ response_contains: "nope": not found: the final response is "done"',
+        "short summary: 1 failed case",
+        'FAILED b (suite/b.json): response_contains: "nope": not found: the final response is '
+        '"done"',
         "1/2 cases passed (2 of 4 deselected)",
     ]
 

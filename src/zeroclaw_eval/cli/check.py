@@ -32,6 +32,7 @@ def check(
     (no response, no tool call) would pass all of its checks.
     """
     from zeroclaw_eval.case.suite import vacuity
+    from zeroclaw_eval.report.model import plural
     from zeroclaw_eval.run.session import RunRequest
 
     with errors_to_exit():
@@ -45,6 +46,9 @@ def check(
         for found in vacuous:
             click.echo(f"Error: {found}", err=True)
         if vacuous:
-            click.echo(f"{len(vacuous)}/{len(cases)} fixtures are vacuous", err=True)
+            verb = "is" if len(vacuous) == 1 else "are"
+            click.echo(
+                f"{len(vacuous)} of {plural(len(cases), 'fixture')} {verb} vacuous", err=True
+            )
             sys.exit(1)
-        click.echo(f"{len(cases)} fixtures admitted; none is satisfied by an empty run")
+        click.echo(f"{plural(len(cases), 'fixture')} admitted; none is satisfied by an empty run")

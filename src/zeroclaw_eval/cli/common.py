@@ -107,6 +107,19 @@ def emit(document: str) -> None:
         raise ReportError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
 
 
+def colour_wanted() -> bool:
+    """Whether the report on stdout may be coloured: ``NO_COLOR`` (set, not empty)
+    says never, ``FORCE_COLOR`` (set, not empty or ``0``) says always, even into a
+    pipe (CI logs that render colour); otherwise only a terminal gets colour.
+    Report files never do (see ``Formatter.with_colour``)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    stream = sys.stdout
+    return stream is not None and stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
 def progress_line() -> Callable[[int, int, int], None] | None:
     """A progress line on stderr when it is a terminal; nothing otherwise (logs, CI, pipes)."""
     if not sys.stderr.isatty():

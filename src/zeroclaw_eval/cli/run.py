@@ -10,6 +10,7 @@ import click
 
 from zeroclaw_eval.cli.common import (
     collector_resumed,
+    colour_wanted,
     config_option,
     emit,
     errors_to_exit,
@@ -135,6 +136,7 @@ def run(
             history=history,
             no_history=no_history,
             verbosity=-1 if quiet else 1 if verbose else 0,
+            colour=colour_wanted(),
         )
         if quiet and verbose:
             raise click.UsageError("-q and -v contradict each other")

@@ -56,7 +56,8 @@ class RunRequest:
     ``paths`` are fixture files and suite directories (``PATH...``), else ``suite``
     (``--suite``), else the configuration's ``suite_dir`` is run. ``reports`` are
     ``FORMAT:PATH`` targets; ``None`` keeps the configuration's ``report`` key.
-    ``verbosity`` is -1 (quiet), 0 or 1 (verbose), for formatters that honour it.
+    ``verbosity`` is -1 (quiet), 0 or 1 (verbose), and ``colour`` whether stdout
+    shows colour, for formatters that honour them (report files never get colour).
     """
 
     paths: tuple[Path, ...] = ()
@@ -74,6 +75,7 @@ class RunRequest:
     history: Path | None = None
     no_history: bool = False
     verbosity: int = 0
+    colour: bool = False
 
     def __post_init__(self) -> None:
         if self.paths and self.suite is not None:
@@ -271,7 +273,8 @@ class Session:
         mode = self.named("mode", self.registry.modes, config.mode, request.mode and "--mode")
         targets = self.report_targets(request.reports)
         formatter = self.stdout_formatter(formatter, targets, request.format)
-        return Plan(config, mode, agent, formatter.with_verbosity(request.verbosity), targets)
+        formatter = formatter.with_verbosity(request.verbosity).with_colour(request.colour)
+        return Plan(config, mode, agent, formatter, targets)
 
     def admission(self) -> Plan:
         """What admission needs and nothing more: the configuration's mode and agent
