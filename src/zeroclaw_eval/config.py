@@ -31,7 +31,7 @@ from pydantic import (
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.family import NonEmptyStr
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
-from zeroclaw_eval.util.wording import MISSING, describe, dotted, shown
+from zeroclaw_eval.util.wording import MISSING, describe, did_you_mean, dotted, shown
 
 # The validators are built the first time a file is validated: a run with no
 # configuration file, or a table that sets nothing, takes the defaults as they are
@@ -366,7 +366,8 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
             tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
             table_model = tables.get(error["loc"][0], EvalConfig)
             known = ", ".join(table_model.model_fields)
-            message = f"unknown key (known keys: {known})"
+            typo = did_you_mean(str(error["loc"][-1]), table_model.model_fields)
+            message = f"unknown key{typo} (known keys: {known})"
         else:
             message = describe(error, value)
         field = f"{where}.{dotted(error['loc'])}"
