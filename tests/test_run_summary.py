@@ -89,3 +89,31 @@ def test_counts_agree_in_number(tmp_path: Path) -> None:
     assert check.stdout == "1 fixture admitted; none is satisfied by an empty run\n"
     sharded = zeroclaw("eval", "run", "--suite", "suite", "--shard", "2/2", cwd=tmp_path)
     assert "(1 case for 2 shards): use at most 1 shard" in sharded.stderr
+
+
+def test_the_progress_line_counts_attempts_when_cases_repeat(tmp_path: Path) -> None:
+    """3 cases run twice each are 6 attempts, not "6/6 cases"."""
+    import pty
+
+    for index in range(3):
+        case = fixture({"response_contains": ["done"]}, name=f"c{index}")
+        write_fixture(tmp_path / "suite", case, f"{index}.json")
+    leader, follower = pty.openpty()
+    result = subprocess.run(
+        [str(ZEROCLAW), "eval", "run", "--suite", "suite", "--no-history", "--repeat", "2"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=follower, timeout=60, check=False,
+    )  # fmt: skip
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed: everything was read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert result.returncode == 0
+    steps = [f"{done}/6 attempts done, 0 failed" for done in range(1, 7)]
+    assert shown.decode() == "\r" + "\r".join(steps) + "\r\n"

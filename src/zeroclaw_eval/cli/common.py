@@ -120,14 +120,16 @@ def colour_wanted() -> bool:
     return stream is not None and stream.isatty() and os.environ.get("TERM") != "dumb"
 
 
-def progress_line() -> Callable[[int, int, int], None] | None:
-    """A progress line on stderr when it is a terminal; nothing otherwise (logs, CI, pipes)."""
+def progress_line() -> Callable[[int, int, int, str], None] | None:
+    """A progress line on stderr when it is a terminal; nothing otherwise (logs, CI, pipes).
+    It counts what the runner counts: cases, or the attempts of repeated cases."""
     if not sys.stderr.isatty():
         return None
 
-    def show(done: int, total: int, failures: int) -> None:
+    def show(done: int, total: int, failures: int, unit: str) -> None:
         end = "\n" if done == total else ""
-        sys.stderr.write(f"\r{done}/{total} cases done, {failures} failed{end}")
+        units = unit if total == 1 else f"{unit}s"
+        sys.stderr.write(f"\r{done}/{total} {units} done, {failures} failed{end}")
         sys.stderr.flush()
 
     return show

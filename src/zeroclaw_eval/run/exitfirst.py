@@ -57,12 +57,12 @@ def run_until_failure(
             reports[index] = report
             failures += not report.passed
             if progress is not None:
-                progress(index + 1, len(cases), failures)
+                progress(index + 1, len(cases), failures, "case")
             if not report.passed:
                 if progress is not None and index + 1 < len(cases):
                     # The cases left count as done and failed, as the report lists them.
                     not_run = len(cases) - index - 1
-                    progress(len(cases), len(cases), failures + not_run)
+                    progress(len(cases), len(cases), failures + not_run, "case")
                 break
     except KeyboardInterrupt as exc:  # during a case, or between two
         signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT

@@ -167,8 +167,9 @@ def attempt(
     )
 
 
-Progress = Callable[[int, int, int], None]
-"""Told ``(cases done, total, failures so far)`` each time a case finishes."""
+Progress = Callable[[int, int, int, str], None]
+"""Told ``(done, total, failures so far, unit)`` each time a case attempt finishes;
+``unit`` names what is counted: ``case``, or ``attempt`` when cases are repeated."""
 
 
 def run_cases(
@@ -217,7 +218,7 @@ def run_cases(
         done += 1
         failures += not report.passed
         if progress is not None:
-            progress(done, len(todo), failures)
+            progress(done, len(todo), failures, "attempt" if repeats > 1 else "case")
 
     def timed_out(index: int) -> CaseReport:
         case = todo[index]
