@@ -15,6 +15,7 @@ end reports in its own way.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -389,8 +390,8 @@ class Session:
         case runs. A suite that cannot be admitted still gets its report (on stdout
         when the format is machine-readable, and in every file), then its
         :class:`SuiteLoadError` is raised; ``warn`` is told what could not be
-        written then. Ctrl-C while the suite loads returns a report that says so.
-        SIGTERM while cases run stops them as Ctrl-C does (see
+        written then. Ctrl-C or SIGTERM while the suite loads returns a report that
+        says so; SIGTERM while cases run stops them as Ctrl-C does (see
         :func:`~zeroclaw_eval.run.runner.sigterm_interrupts`).
         """
         from zeroclaw_eval.history.recorder import filed_under, open_run_history
@@ -403,6 +404,8 @@ class Session:
         directory = self.suite_dir(request.suite)
         label = self._label(request.paths, directory)
         sharded = (request.shard.index, request.shard.count) if request.shard else None
+        from zeroclaw_eval.run.runner import SuiteInterrupted, sigterm_interrupts
+
         with open_run_history(
             self.loaded,
             request.history,
@@ -411,8 +414,11 @@ class Session:
             filed_under(directory, request.paths, label),
         ) as recorder:
             try:
-                cases = self.admit(plan, request.paths, directory, admitted=admitted)
-                selected, suite_total, selected_total = self._select(request, plan, cases, recorder)
+                with sigterm_interrupts():  # CI cancels a job with SIGTERM, loading or not
+                    cases = self.admit(plan, request.paths, directory, admitted=admitted)
+                    selected, suite_total, selected_total = self._select(
+                        request, plan, cases, recorder
+                    )
             except SuiteLoadError as exc:
                 errors = (str(exc), *exc.problems)
                 failed = SuiteReport(label, (), plan.config.mode, errors, shard=sharded)
@@ -425,21 +431,22 @@ class Session:
                     if warn is not None:
                         warn(str(failure))
                 raise
-            except KeyboardInterrupt:
-                error = "interrupted by SIGINT while the suite loaded: no case was run"
+            except KeyboardInterrupt as interruption:
+                name = "SIGINT"
+                if isinstance(interruption, SuiteInterrupted):
+                    name = signal.Signals(interruption.signum).name
+                error = f"interrupted by {name} while the suite loaded: no case was run"
                 report = SuiteReport(
                     label,
                     (),
                     plan.config.mode,
                     (error,),
                     plan.config.gating,
-                    interrupted="SIGINT",
+                    interrupted=name,
                     shard=sharded,
                 )
                 self._report(plan, report, emit)
                 return report
-            from zeroclaw_eval.run.runner import sigterm_interrupts
-
             with sigterm_interrupts():
                 report = self.run_cases(
                     plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
