@@ -117,3 +117,22 @@ def test_the_progress_line_counts_attempts_when_cases_repeat(tmp_path: Path) -> 
     assert result.returncode == 0
     steps = [f"{done}/6 attempts done, 0 failed" for done in range(1, 7)]
     assert shown.decode() == "\r" + "\r".join(steps) + "\r\n"
+
+
+def test_format_help_names_the_built_in_formats_and_no_plugins_as_built_in() -> None:
+    """``junit`` comes from a plugin: the help lists exactly the formats every install
+    has, and a plugin's only as an example of one."""
+    import re
+
+    from zeroclaw_eval import Registry
+    from zeroclaw_eval.plugins.manager import get_plugin_manager
+
+    built_in = sorted(
+        Registry.from_plugin_manager(get_plugin_manager(load_entry_points=False)).formatters
+    )
+    for command in ("run", "merge"):
+        result = zeroclaw("eval", command, "--help")
+        text = " ".join(result.stdout.split())  # as wrapped for any terminal width
+        listed = re.search(r"Report format for stdout \(([^)]*), or a plugin's", text)
+        assert listed is not None, result.stdout
+        assert sorted(listed[1].split(", ")) == built_in

@@ -67,7 +67,7 @@ def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     "--format",
     "format_name",
     default=None,
-    help="Report format for stdout (text, json, or a plugin's).",
+    help="Report format for stdout (text, json, github, or a plugin's).",
 )
 @click.option(
     "--agent",
@@ -86,7 +86,7 @@ def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     "report_specs",
     multiple=True,
     metavar="FORMAT:PATH",
-    help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml; "
+    help="Also write the report as FORMAT to PATH (repeatable), e.g. json:report.json; "
     "PATH - is stdout, in place of --format. Replaces [eval].report.",
 )
 @repeat_and_history_options
