@@ -89,3 +89,22 @@ def test_the_agents_sdk_trace_export_is_off_unless_env_turns_it_on(tmp_path: Pat
     errors = run_agent(tmp_path / "on", agent)
     assert errors["first"] is not None
     assert errors["first"].endswith("| OPENAI_AGENTS_DISABLE_TRACING=0")
+
+
+def test_exitfirst_keeps_the_runs_bridge_and_its_concurrency(tmp_path: Path) -> None:
+    """-x used to run each case as a run of its own: a bridge per case, one case at a
+    time. Two cases that pass only side by side, on one bridge, pass under -x too."""
+    meeting = tmp_path / "meeting"
+    meeting.mkdir()
+    pid_file = tmp_path / "pids.txt"
+    agent = command("faulty_agent.py", "rendezvous") + (
+        f"\nenv = {{RENDEZVOUS = {json.dumps(str(meeting))}, "
+        f"PID_FILE = {json.dumps(str(pid_file))}}}\nmax_concurrency = 2"
+    )
+    config = configure(tmp_path / "project", agent)
+    suite = write_suite(tmp_path / "suite", text_case("first"), text_case("second"))
+    result = run(config, suite, "--format", "json", "-x")
+    assert (result.exit_code, case_errors(result)) == (0, {"first": None, "second": None})
+    _, urls = noted(pid_file)
+    assert len(urls) == 2
+    assert len({url.rsplit("/", 3)[0] for url in urls}) == 1, urls  # one bridge, two routes

@@ -167,6 +167,9 @@ def attempt(
     )
 
 
+NOT_RUN = "not run: the run stopped after the first failure (-x/--exitfirst)"
+"""The error of a case ``-x`` never began."""
+
 Progress = Callable[[int, int, int, str], None]
 """Told ``(done, total, failures so far, unit)`` each time a case attempt finishes;
 ``unit`` names what is counted: ``case``, or ``attempt`` when cases are repeated."""
@@ -181,6 +184,7 @@ def run_cases(
     suite: str = "",
     progress: Progress | None = None,
     agent: AgentUnderTest | None = None,
+    exitfirst: bool = False,
 ) -> SuiteReport:
     """Run already admitted cases and collect their reports, in suite order.
 
@@ -200,6 +204,12 @@ def run_cases(
     bridge, one bridge serves the whole run, and is stopped however the run ends;
     a case abandoned at its time limit, or cut short by an interruption, has its
     session closed (a command agent's processes are killed).
+
+    ``exitfirst`` (``-x``) begins no case after one that failed (all of a failing
+    case's attempts still run); the cases never begun are listed as failed with
+    :data:`NOT_RUN`. One case at a time (the replay default) stops at the first
+    failure in suite order; with several at once, those already running finish
+    and are reported. The bridge and the concurrency are the run's, as without it.
     """
     mode.check_config(config, registry.tools.keys())
     agent = agent if agent is not None else configured_agent(registry, config)
@@ -212,13 +222,17 @@ def run_cases(
     reports: list[CaseReport | None] = [None] * len(todo)
     done = failures = 0
 
+    unit = "attempt" if repeats > 1 else "case"
+
     def finished(index: int, report: CaseReport) -> None:
         nonlocal done, failures
         reports[index] = report
         done += 1
         failures += not report.passed
         if progress is not None:
-            progress(done, len(todo), failures, "attempt" if repeats > 1 else "case")
+            progress(done, len(todo), failures, unit)
+        if exitfirst and not report.passed:  # the rest of this case's attempts still run
+            supervisor.stop_before((index // repeats + 1) * repeats)
 
     def timed_out(index: int) -> CaseReport:
         case = todo[index]
@@ -264,6 +278,14 @@ def run_cases(
         )
         try:
             supervisor.run()
+            if exitfirst and done < len(todo):
+                for index, case in enumerate(todo):
+                    if reports[index] is None:
+                        reports[index] = CaseReport(
+                            case.name, case.source, error=NOT_RUN, ran=False
+                        )
+                if progress is not None:  # what was not run counts as done and failed
+                    progress(len(todo), len(todo), failures + len(todo) - done, unit)
         except KeyboardInterrupt as exc:
             signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
             unit = "attempt" if repeats > 1 else "case"
