@@ -59,12 +59,14 @@ def _suite_name(suite: Path | None) -> str | None:
 
 def shown(suite: str) -> str:
     """A recorded suite as text shows it: relative to the working directory when
-    inside it, else as recorded."""
+    inside it, else as recorded; the working directory itself by its name (a
+    suite called "." says nothing in a comparison or a page title)."""
     path = Path(suite)
     try:
-        return str(path.relative_to(Path.cwd())) if path.is_absolute() else suite
+        relative = str(path.relative_to(Path.cwd())) if path.is_absolute() else suite
     except ValueError:
         return suite
+    return (path.name or suite) if relative == "." else relative
 
 
 def _commit(run: Run) -> str:

@@ -15,6 +15,7 @@ end reports in its own way.
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -490,7 +491,10 @@ class Session:
     def _label(self, paths: Sequence[Path], directory: Path) -> str:
         """How the report names the suite: the suite directory, or the PATH arguments."""
         if not paths:
-            return str(Path(self.shown(directory)))
+            label = str(Path(self.shown(directory)))
+            # The suite is the working directory (suite_dir = "." beside the file):
+            # named by its name, since "." says nothing in a report or a history.
+            return Path(os.path.abspath(directory)).name or label if label == "." else label
         from zeroclaw_eval.selection.select import suite_label
 
         return suite_label([Path(self.shown(path)) for path in paths])
