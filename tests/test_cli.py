@@ -272,15 +272,20 @@ def test_configuration_sources_and_precedence(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("file", "text", "key"),
+    ("file", "text", "key", "typo"),
     [
-        ("zeroclaw.toml", '[eval]\nsuite = "good"\n', 'eval.suite="good"'),
-        ("pyproject.toml", "[tool.zeroclaw.eval]\nformats = 1\n", "tool.zeroclaw.eval.formats=1"),
-        ("custom.toml", '[eval]\nsuite_dir = "good"\ntimeout = 3\n', "eval.timeout=3"),
+        ("zeroclaw.toml", '[eval]\nsuite = "good"\n', 'eval.suite="good"', ""),
+        (
+            "pyproject.toml",
+            "[tool.zeroclaw.eval]\nformats = 1\n",
+            "tool.zeroclaw.eval.formats=1",
+            " (did you mean 'format'?)",
+        ),
+        ("custom.toml", '[eval]\nsuite_dir = "good"\ntimeout = 3\n', "eval.timeout=3", ""),
     ],
 )
 def test_unknown_config_key_names_key_and_file(
-    file: str, text: str, key: str, project: Path
+    file: str, text: str, key: str, typo: str, project: Path
 ) -> None:
     (project / file).write_text(text)
     args = ("eval", "run", "--config", file) if file == "custom.toml" else ("eval", "run")
@@ -290,7 +295,7 @@ def test_unknown_config_key_names_key_and_file(
     where = file if file == "custom.toml" else str(project / file)
     known = ", ".join(EvalConfig.model_fields)
     assert {"suite_dir", "mode", "format", "max_tool_iterations"} <= set(EvalConfig.model_fields)
-    assert run.stderr == f"Error: {where}: {key}: unknown key (known keys: {known})\n"
+    assert run.stderr == f"Error: {where}: {key}: unknown key{typo} (known keys: {known})\n"
 
 
 def test_max_tool_iterations_from_the_config_file(project: Path) -> None:
