@@ -99,7 +99,7 @@ class LiveConfig(BaseModel):
 
 
 #: How long a command agent may take to exit once its stdin is closed.
-DEFAULT_AGENT_GRACE_S = 2.0
+DEFAULT_AGENT_GRACE_S = 5.0
 
 #: How long a started command agent may stay silent before its case fails.
 DEFAULT_FIRST_REPLY_TIMEOUT_S = 30.0
