@@ -190,7 +190,8 @@ def test_a_hung_agent_is_killed_with_its_whole_process_group_at_the_case_timeout
     assert result.exit_code == 1
     assert case_errors(result) == {
         name: f"case {name!r}: did not finish within case_timeout_s=1 s: abandoned (a hung "
-        "tool, provider or family?); the agent under test was stopped"
+        "tool, provider or family?); the agent under test was stopped; its stderr ends: "
+        "faulty agent starting: hang"
         for name in ("first", "second")
     }
     pids, urls = noted(pid_file)

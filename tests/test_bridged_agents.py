@@ -204,7 +204,7 @@ def test_the_readme_configures_both_attachments_as_written(tmp_path: Path) -> No
         AgentTable(
             command=["node", "agent.mjs"],
             env={"LOG_LEVEL": "debug"},
-            grace_s=2.0,
+            grace_s=5.0,
             max_concurrency=4,
         ),
     ]

@@ -151,6 +151,9 @@ def test_text_report_shape(runs: dict[tuple[str, str], Run]) -> None:
         "✗ wants-goodbye (failing_check/b.json): 1/2 checks",
         '    ✗ response_contains: "goodbye": not found: '
         'the final response is "The echo said: hello"',
+        "short summary: 1 failed case",
+        'FAILED wants-goodbye (failing_check/b.json): response_contains: "goodbye": not found: '
+        'the final response is "The echo said: hello"',
         "1/2 cases passed",
     ]
 
@@ -163,6 +166,8 @@ def test_a_run_error_fails_its_case_and_the_suite_goes_on(
     assert runs[scenario, "text"].stdout.splitlines() == [
         f"✗ {name} ({scenario}/a.json): error: {error}",
         f"✓ echo-hello ({scenario}/b.json): 3/3 checks",
+        "short summary: 1 failed case",
+        f"ERROR {name} ({scenario}/a.json): {error.removeprefix(f'case {name!r}: ')}",
         "1/2 cases passed",
     ]
 
@@ -196,8 +201,8 @@ def test_check_names_a_vacuous_fixture(tmp_path: Path) -> None:
         "the intended behaviour satisfies",
         "Error: suite/b.json: expects.max_tool_calls=0: the script makes 1 tool call: "
         "can never pass",
-        "1/2 fixtures are vacuous",
-        "1/2 fixtures have expectations their script can never satisfy",
+        "1 of 2 fixtures is vacuous",
+        "1 of 2 fixtures has expectations their script can never satisfy",
     ]
 
 
@@ -270,15 +275,20 @@ def test_configuration_sources_and_precedence(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("file", "text", "key"),
+    ("file", "text", "key", "typo"),
     [
-        ("zeroclaw.toml", '[eval]\nsuite = "good"\n', 'eval.suite="good"'),
-        ("pyproject.toml", "[tool.zeroclaw.eval]\nformats = 1\n", "tool.zeroclaw.eval.formats=1"),
-        ("custom.toml", '[eval]\nsuite_dir = "good"\ntimeout = 3\n', "eval.timeout=3"),
+        ("zeroclaw.toml", '[eval]\nsuite = "good"\n', 'eval.suite="good"', ""),
+        (
+            "pyproject.toml",
+            "[tool.zeroclaw.eval]\nformats = 1\n",
+            "tool.zeroclaw.eval.formats=1",
+            " (did you mean 'format'?)",
+        ),
+        ("custom.toml", '[eval]\nsuite_dir = "good"\ntimeout = 3\n', "eval.timeout=3", ""),
     ],
 )
 def test_unknown_config_key_names_key_and_file(
-    file: str, text: str, key: str, project: Path
+    file: str, text: str, key: str, typo: str, project: Path
 ) -> None:
     (project / file).write_text(text)
     args = ("eval", "run", "--config", file) if file == "custom.toml" else ("eval", "run")
@@ -288,7 +298,7 @@ def test_unknown_config_key_names_key_and_file(
     where = file if file == "custom.toml" else str(project / file)
     known = ", ".join(EvalConfig.model_fields)
     assert {"suite_dir", "mode", "format", "max_tool_iterations"} <= set(EvalConfig.model_fields)
-    assert run.stderr == f"Error: {where}: {key}: unknown key (known keys: {known})\n"
+    assert run.stderr == f"Error: {where}: {key}: unknown key{typo} (known keys: {known})\n"
 
 
 def test_max_tool_iterations_from_the_config_file(project: Path) -> None:

@@ -64,6 +64,11 @@ def test_quiet_leaves_passing_cases_out(suite: Path) -> None:
         '    ✗ response_contains: "nope": not found: the final response is "done"',
         "✗ d (suite/d.json): 0/1 checks",
         '    ✗ response_contains: "nope": not found: the final response is "done"',
+        "short summary: 2 failed cases",
+        'FAILED b (suite/b.json): response_contains: "nope": not found: the final response is '
+        '"done"',
+        'FAILED d (suite/d.json): response_contains: "nope": not found: the final response is '
+        '"done"',
         "2/4 cases passed",
     ]
 
@@ -75,6 +80,9 @@ def test_verbose_lists_every_check(suite: Path) -> None:
         '    ✓ response_contains: "done": found',
         "✗ b (suite/b.json): 0/1 checks",
         '    ✗ response_contains: "nope": not found: the final response is "done"',
+        "short summary: 1 failed case",
+        'FAILED b (suite/b.json): response_contains: "nope": not found: the final response is '
+        '"done"',
         "1/2 cases passed (2 of 4 deselected)",
     ]
 
@@ -102,7 +110,8 @@ def test_every_problem_of_a_refused_fixture_is_printed(tmp_path: Path) -> None:
     assert assert_clean_errors(run.stderr) == [
         "Error: suite suite: 1 fixture refused (of 1); no case was run",
         "Error: suite/typos.json: turns[0].user_input: required key is missing",
-        'Error: suite/typos.json: turns[0].user_inptu="Go": unknown key',
+        'Error: suite/typos.json: turns[0].user_inptu="Go": unknown key '
+        "(did you mean 'user_input'?)",
     ]
 
 
@@ -113,7 +122,8 @@ def test_a_typo_in_a_family_parameter_shows_beside_the_missing_key(tmp_path: Pat
     errors = json_report(run)["errors"]
     assert errors[1:] == [
         "suite/typo.json: expects.tool_arguments_contain[0].needle: required key is missing",
-        'suite/typo.json: expects.tool_arguments_contain[0].needel="x": unknown key',
+        'suite/typo.json: expects.tool_arguments_contain[0].needel="x": unknown key '
+        "(did you mean 'needle'?)",
     ]
     assert json.dumps(errors).count("typo.json") == 2
 

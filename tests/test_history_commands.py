@@ -21,6 +21,7 @@ def add_run(
     suite: str = "evals/capability",
     digest: str = "d1",
     commit: str | None = "0123456789abcdef",
+    folder: str = "",
 ) -> int:
     """Append a run in which each case's attempts passed or failed as listed, filed
     (as ``zeroclaw eval run`` files it) under the suite's absolute path, here
@@ -30,7 +31,7 @@ def add_run(
         attempts = [
             CaseReport(
                 name,
-                f"{name}.json",
+                f"{folder}{name}.json",
                 (CheckResult('response_contains: "ok"', ok, 'observed "nope"'),),
                 None,
                 0.01,
@@ -133,7 +134,7 @@ def test_a_cases_outcomes_and_its_wilson_interval(history: Path) -> None:
     assert code == 0, err
     low, high = wilson_interval(5, 9)
     lines = out.splitlines()
-    assert lines[0] == "case a: the last 3 runs with it"
+    assert lines[0] == "case a (a.json): the last 3 runs with it"
     assert lines[1].startswith("✗ run    3") and "0/3 passed" in lines[1]
     assert "attempt" not in lines[1] and 'response_contains: "ok": observed "nope"' in lines[1]
     assert "1/3" not in lines[2] and "2/3 passed  flaky" in lines[2]
@@ -146,6 +147,29 @@ def test_a_cases_outcomes_and_its_wilson_interval(history: Path) -> None:
     assert [row["flaky"] for row in document["runs"]] == [False, True, False]
 
 
+def test_a_name_two_suites_share_is_told_apart_by_its_fixture(history: Path) -> None:
+    """Fixtures of two suites with one ``model_name``: never pooled into one pass rate."""
+    for _ in range(2):
+        add_run(history, {"a": [True]}, suite="evals/one", folder="evals/one/")
+        add_run(history, {"a": [False]}, suite="evals/two", folder="evals/two/")
+    code, _, err = runs_cli("history", "--history", history, "--case", "a")
+    assert code == 1
+    assert assert_clean_errors(err) == [
+        f"Error: {history}: case 'a' is the name of 2 fixtures: evals/one/a.json, "
+        "evals/two/a.json; give one of them with --case FIXTURE"
+    ]
+    code, out, err = runs_cli("history", "--history", history, "--case", "evals/two/a.json")
+    assert code == 0, err
+    assert out.splitlines()[0] == "case a (evals/two/a.json): the last 2 runs with it"
+    assert out.splitlines()[-1].startswith("pass rate 0.00 (0/2)")
+    # One suite holds one fixture of that name: --suite is enough.
+    code, out, err = runs_cli(
+        "history", "--history", history, "--suite", "evals/one", "--case", "a"
+    )
+    assert code == 0, err
+    assert out.splitlines()[-1].startswith("pass rate 1.00 (2/2)")
+
+
 def test_an_unknown_case_or_a_missing_history_is_an_error(history: Path) -> None:
     code, _, err = runs_cli("history", "--history", history)
     assert code == 1
@@ -156,9 +180,7 @@ def test_an_unknown_case_or_a_missing_history_is_an_error(history: Path) -> None
     add_run(history, {"a": [True]})
     code, _, err = runs_cli("history", "--history", history, "--case", "zz")
     assert code == 1
-    assert assert_clean_errors(err) == [
-        f"Error: {history}: case 'zz' is in none of the last 1 runs"
-    ]
+    assert assert_clean_errors(err) == [f"Error: {history}: case 'zz' is in none of the last 1 run"]
 
 
 def regression_history(history: Path) -> None:

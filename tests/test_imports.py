@@ -95,6 +95,8 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.util.distinfo",
         "zeroclaw_eval.util.paths",
         "zeroclaw_eval.util.strictjson",
+        # Tallies the harness's first-use set-up, which a case's time leaves out.
+        "zeroclaw_eval.util.warmup",
         "zeroclaw_eval.util.wording",
         "zeroclaw_eval.version",
         "zeroclaw_eval.workspace",

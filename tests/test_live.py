@@ -399,7 +399,7 @@ def test_replay_refuses_a_turn_without_steps_and_live_admits_it(
         replay.stderr
     )
     assert check.returncode == 0, check.stderr
-    assert "1 fixtures admitted" in check.stdout
+    assert "1 fixture admitted" in check.stdout
     assert server.requests == []
 
 

@@ -377,7 +377,7 @@ def test_an_endpoint_that_is_down_fails_a_non_gating_run(
     assert "cannot connect" in result.stdout
     assert result.stdout.endswith(
         "not gating: failures are reported but do not change the exit code\n"
-        "but 1 of 1 cases hit a run error and measured nothing: exit 1\n"
+        "but 1 of 1 case hit a run error and measured nothing: exit 1\n"
     )
 
 

@@ -11,6 +11,8 @@ import pytest
 from zeroclaw_eval import Formatter, SuiteReport, hookimpl
 from zeroclaw_eval.testing import fixture, run_cli, run_zeroclaw, write_fixture
 
+from .conftest import zeroclaw
+
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
@@ -53,7 +55,7 @@ def test_an_existing_report_is_replaced(suite: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "blocker",
-    ["missing-directory/report.xml", "a-directory", "a-file/report.xml"],
+    ["a-directory", "a-file/report.xml", "a-file/deeper/report.xml"],
 )
 def test_an_unwritable_path_fails_before_any_case_runs(
     suite: Path, tmp_path: Path, blocker: str
@@ -141,3 +143,39 @@ def test_a_report_formatter_that_raises_is_an_error_naming_it(
     assert "Traceback" not in result.stderr
     if not loads:  # the load error is not hidden by the formatter's
         assert "c.json: not valid JSON" in result.stderr
+
+
+def test_the_readme_report_setting_works_from_a_fresh_directory(tmp_path: Path) -> None:
+    """``report = ["junit:out/report.xml"]``: the missing ``out/`` is created, as
+    pytest's ``--junitxml`` creates its directory, beside the configuration file."""
+    project = tmp_path / "project"
+    write_fixture(project / "evals", fixture({"response_contains": ["done"]}), "a.json")
+    (project / "zeroclaw.toml").write_text(
+        '[eval]\nsuite_dir = "evals"\nreport = ["junit:out/report.xml"]\n', encoding="utf-8"
+    )
+    result = zeroclaw("eval", "run", "--no-history", cwd=project)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert (project / "out" / "report.xml").read_text(encoding="utf-8").startswith("<?xml")
+    nested = tmp_path / "a" / "b" / "report.json"
+    result = zeroclaw("eval", "run", "--no-history", "--report", f"json:{nested}", cwd=project)
+    assert result.returncode == 0
+    assert json.loads(nested.read_text(encoding="utf-8"))["passed"] == 1
+
+
+def test_an_unwritable_report_names_the_setting_it_came_from(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_fixture(project / "evals", fixture({"response_contains": ["done"]}), "a.json")
+    (project / "blocker").write_text("a file, not a directory", encoding="utf-8")
+    config = project / "zeroclaw.toml"
+    config.write_text(
+        '[eval]\nsuite_dir = "evals"\nreport = ["junit:blocker/report.xml"]\n',
+        encoding="utf-8",
+    )
+    result = zeroclaw("eval", "run", "--no-history", cwd=project)
+    assert result.returncode == 1
+    target = project / "blocker" / "report.xml"
+    assert result.stderr.startswith(
+        f"Error: {config}: eval.report junit:{target}: cannot write {target}: "
+    )
+    result = zeroclaw("eval", "run", "--no-history", "--report", "junit:blocker/x.xml", cwd=project)
+    assert result.stderr.startswith("Error: --report junit:blocker/x.xml: cannot write ")

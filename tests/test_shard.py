@@ -196,7 +196,7 @@ def test_an_empty_shard_is_an_error_never_green(tmp_path: Path) -> None:
     document = json_report(run)
     assert document["all_passed"] is False
     assert document["shard"] == {"index": 2, "count": 2}
-    assert "--shard 2/2: no case falls in this shard (1 cases for 2 shards)" in run.stderr
+    assert "--shard 2/2: no case falls in this shard (1 case for 2 shards)" in run.stderr
 
 
 def test_a_refused_fixture_fails_every_shard(suite: Path) -> None:

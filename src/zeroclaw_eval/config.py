@@ -31,7 +31,7 @@ from pydantic import (
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.family import NonEmptyStr
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
-from zeroclaw_eval.util.wording import MISSING, describe, dotted, shown
+from zeroclaw_eval.util.wording import MISSING, describe, did_you_mean, dotted, shown
 
 # The validators are built the first time a file is validated: a run with no
 # configuration file, or a table that sets nothing, takes the defaults as they are
@@ -99,7 +99,10 @@ class LiveConfig(BaseModel):
 
 
 #: How long a command agent may take to exit once its stdin is closed.
-DEFAULT_AGENT_GRACE_S = 2.0
+DEFAULT_AGENT_GRACE_S = 5.0
+
+#: How long a started command agent may stay silent before its case fails.
+DEFAULT_FIRST_REPLY_TIMEOUT_S = 30.0
 
 
 class AgentTable(BaseModel):
@@ -121,6 +124,10 @@ class AgentTable(BaseModel):
     """Variables added to the agent process's environment (``command`` only)."""
     grace_s: float = Field(DEFAULT_AGENT_GRACE_S, gt=0, allow_inf_nan=False)
     """How long the process may take to exit after its stdin is closed before it is killed."""
+    first_reply_timeout_s: float = Field(DEFAULT_FIRST_REPLY_TIMEOUT_S, gt=0, allow_inf_nan=False)
+    """How long a started process may stay silent (no line on stdout, no request to
+    the model bridge) before its case fails with the tail of its stderr: an agent
+    that cannot start costs seconds, not ``case_timeout_s`` (``command`` only)."""
     max_concurrency: int | None = Field(None, ge=1)
     """How many cases run at once: in replay exactly this many (default 1); in live
     mode no more than ``[eval.live] max_concurrency`` either."""
@@ -369,7 +376,8 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
             tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
             table_model = tables.get(error["loc"][0], EvalConfig)
             known = ", ".join(table_model.model_fields)
-            message = f"unknown key (known keys: {known})"
+            typo = did_you_mean(str(error["loc"][-1]), table_model.model_fields)
+            message = f"unknown key{typo} (known keys: {known})"
         else:
             message = describe(error, value)
         field = f"{where}.{dotted(error['loc'])}"

@@ -46,6 +46,17 @@ def main() -> None:
     fault = sys.argv[1]
     note(f"pid {os.getpid()}", f"url {os.environ['OPENAI_BASE_URL']}")
     print(f"faulty agent starting: {fault}", file=sys.stderr, flush=True)
+    if fault == "wrapper":
+        # A wrapper whose real agent could not start: it exits, but what it left
+        # running holds stdout open, so stdout never ends.
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        note(f"pid {child.pid}")
+        print('Can\'t open perl script "agent.pl": No such file or directory', file=sys.stderr)
+        sys.exit(2)
+    if fault == "tracing":  # says whether the SDK's trace export is off, and stops
+        tracing = os.environ.get("OPENAI_AGENTS_DISABLE_TRACING")
+        print(f"OPENAI_AGENTS_DISABLE_TRACING={tracing}", file=sys.stderr)
+        sys.exit(3)
     line = sys.stdin.readline()
     if fault == "hang":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -90,6 +101,11 @@ def main() -> None:
         reply(0)
         sys.stdin.read()
         sys.exit(0)  # its child still runs, holding stdout open
+    elif fault == "slow":  # asks the model at once, then takes its time to answer
+        post(VALID)
+        time.sleep(1.0)
+        reply(json.loads(line)["turn"])
+        sys.stdin.read()
     elif fault == "linger":
         post(VALID)
         reply(json.loads(line)["turn"])

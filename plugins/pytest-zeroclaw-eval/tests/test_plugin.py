@@ -334,3 +334,16 @@ def test_repeats_from_the_configuration_run_each_case_that_many_times(project: P
     }
     assert properties["a_green"] == {"zeroclaw_checks": "3/3", "zeroclaw_passes": "3/3"}
     assert properties["c_red"] == {"zeroclaw_checks": "2/3", "zeroclaw_passes": "0/3"}
+
+
+@pytest.mark.parametrize(
+    ("named", "selected"),
+    [
+        ("evals/regression/c_red.json::c_red", {"c_red"}),
+        ("evals/regression/a_green.json", {"a_green"}),
+    ],
+)
+def test_a_node_id_in_the_suite_narrows_it(project: Path, named: str, selected: set[str]) -> None:
+    code, outcomes, _ = junit(project, "--zeroclaw-suite", "evals/regression", named)
+    assert set(outcomes) == selected
+    assert code == (1 if "red" in named else 0)

@@ -121,6 +121,12 @@ class AgentSession(ABC):
     def close(self) -> None:  # noqa: B027 - optional, nothing to release by default
         """Release what the session holds (processes, routes). Idempotent, any thread."""
 
+    def diagnostics(self) -> str:
+        """What the session can say about an agent that stopped answering (a command
+        agent: the tail of its stderr), added to the error of a case abandoned at
+        ``case_timeout_s``; ``""`` (the default) when it has nothing. Any thread."""
+        return ""
+
 
 class AgentUnderTest(ABC):
     """A kind of agent the harness can evaluate. Register one with

@@ -14,18 +14,26 @@ After the last reply the harness closes stdin; the agent must exit 0 within
 its tail quoted in every run error. Anything else on stdout is a run error.
 Whatever happens (an error, the case's time limit, an interruption), the whole
 process group is killed and reaped before the case is left: nothing outlives it.
+
+An agent that cannot start fails fast: the process exiting is noticed at once,
+even while something it started still holds its stdout open (a wrapper script
+whose real agent never ran), and a process that stays silent (no line on stdout,
+no request to the bridge) for ``first_reply_timeout_s`` fails its case then, not
+at ``case_timeout_s``. Both errors quote the tail of its stderr.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import shlex
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
+import time
 from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
@@ -44,6 +52,15 @@ STDERR_TAIL_CHARS = 600
 
 #: How much of an unexpected stdout line a run error quotes.
 QUOTE_CHARS = 120
+
+#: How often the exit of an agent is checked for where the system cannot signal it
+#: (no ``pidfd_open``: not Linux), in seconds.
+EXIT_POLL_S = 0.05
+
+#: Set for every command agent unless ``env`` says otherwise: the OpenAI Agents
+#: SDK exports traces at exit, which offline outlives ``grace_s``, and online would
+#: send the bridge's key to a service that does not know it.
+QUIET_SDK_ENV = {"OPENAI_AGENTS_DISABLE_TRACING": "1"}
 
 
 def resolve_command(command: list[str], base_dir: Path) -> list[str]:
@@ -77,6 +94,7 @@ class CommandAgent(BridgedAgent):
         self.shown = shlex.join(table.command)
         self.env = dict(table.env)
         self.grace_s = table.grace_s
+        self.first_reply_timeout_s = table.first_reply_timeout_s
         self.field = field
 
     @property
@@ -109,6 +127,7 @@ class CommandSession(BridgedSession):
         workspace = case_workspace()
         env = {
             **os.environ,
+            **QUIET_SDK_ENV,
             **agent.env,
             "OPENAI_BASE_URL": self.route.base_url,
             "OPENAI_API_KEY": self.route.api_key,
@@ -133,8 +152,14 @@ class CommandSession(BridgedSession):
             raise RunError(
                 f"the agent command {agent.shown} could not start: {exc.strerror or exc}"
             ) from None
+        self._started = time.monotonic()
         self._stdin: IO[bytes] = self.process.stdin  # type: ignore[assignment]
         self._stdout: IO[bytes] = self.process.stdout  # type: ignore[assignment]
+        # Stdout is read from its descriptor into this buffer, never through the
+        # buffered reader, so that waiting on it can also watch the process exit.
+        self._pending = bytearray()
+        self._heard = False  # a line came on stdout
+        self._exited = _exit_watch(self.process.pid)
 
     def exchange_turn(self, turn: int, user_input: str) -> str:
         line = {"type": "turn", "turn": turn, "user_input": user_input}
@@ -145,16 +170,88 @@ class CommandSession(BridgedSession):
             raise self._failure(
                 f"turn {turn}: the agent exited before it was sent the turn", ended=True
             ) from None
-        raw = self._read_line()
+        raw = self._read_line(turn)
         if not raw:
             raise self._failure(f"turn {turn}: the agent exited before replying", ended=True)
         return self._reply(turn, raw)
 
-    def _read_line(self) -> bytes:
+    def _read_line(self, turn: int) -> bytes:
+        """The next line on stdout; ``b""`` once the agent exited (or closed stdout)
+        without finishing one. Raises :class:`RunError` past the first-reply limit."""
+        poller = select.poll()
         try:
-            return self._stdout.readline(MAX_LINE_BYTES)
+            stdout = self._stdout.fileno()
         except (OSError, ValueError):  # closed under us: the case was abandoned
             return b""
+        poller.register(stdout, select.POLLIN)
+        if self._exited is not None:
+            poller.register(self._exited, select.POLLIN)
+        while True:
+            newline = self._pending.find(b"\n")
+            if newline >= 0 or len(self._pending) >= MAX_LINE_BYTES:
+                end = newline + 1 if newline >= 0 else MAX_LINE_BYTES
+                line = bytes(self._pending[:end])
+                del self._pending[:end]
+                self._heard = True
+                return line
+            timeout = self._silence_left(turn)
+            if self._exited is None:  # no exit signal here: look again now and then
+                timeout = EXIT_POLL_S if timeout is None else min(timeout, EXIT_POLL_S)
+            try:
+                ready = {fd for fd, _ in poller.poll(None if timeout is None else timeout * 1000)}
+            except InterruptedError:  # pragma: no cover - PEP 475 retries it
+                continue
+            if stdout in ready:
+                if not self._take(stdout):
+                    return self._rest()  # end of stdout
+            elif self._gone(ready):
+                # The process is gone; whatever it printed is in the pipe already.
+                # Something it started may still hold stdout open: do not wait for it.
+                while self._readable(stdout) and self._take(stdout):
+                    pass
+                if self._pending.find(b"\n") >= 0:
+                    continue
+                return self._rest()
+
+    def _gone(self, ready: set[int]) -> bool:
+        """Whether the agent process has exited, by its exit signal in ``ready`` or a look."""
+        if self._exited is not None:
+            return self._exited in ready
+        return self.process.poll() is not None
+
+    def _take(self, stdout: int) -> bool:
+        """Read what stdout has into the buffer; false at its end."""
+        try:
+            chunk = os.read(stdout, 65536)
+        except OSError:
+            return False
+        self._pending += chunk
+        return bool(chunk)
+
+    @staticmethod
+    def _readable(stdout: int) -> bool:
+        ready, _, _ = select.select([stdout], [], [], 0)
+        return bool(ready)
+
+    def _rest(self) -> bytes:
+        """What is left of stdout, an unfinished line: all of it, once."""
+        rest = bytes(self._pending)
+        self._pending.clear()
+        return rest
+
+    def _silence_left(self, turn: int) -> float | None:
+        """Seconds until the first-reply limit, while the agent has said nothing yet
+        (``None`` once it has). Raises :class:`RunError` when the limit has passed."""
+        if self._heard or self._exchanges:
+            return None
+        limit = self._agent.first_reply_timeout_s
+        left = self._started + limit - time.monotonic()
+        if left > 0:
+            return left
+        raise self._failure(
+            f"turn {turn}: the agent sent no reply and no model request within "
+            f"first_reply_timeout_s={limit:g} s of starting"
+        )
 
     def _reply(self, turn: int, raw: bytes) -> str:
         if not raw.endswith(b"\n") and len(raw) >= MAX_LINE_BYTES:
@@ -195,7 +292,13 @@ class CommandSession(BridgedSession):
         # Whatever the agent left running must not hold stdout open: kill the group
         # before reading what is left there.
         self._kill()
-        extra = self._stdout.read(QUOTE_CHARS + 1) if not self._stdout.closed else b""
+        extra = bytes(self._pending)
+        with suppress(OSError, ValueError):
+            while len(extra) <= QUOTE_CHARS and self._readable(self._stdout.fileno()):
+                chunk = os.read(self._stdout.fileno(), QUOTE_CHARS + 1)
+                if not chunk:
+                    break
+                extra += chunk
         if extra.strip():
             raise self._failure(f"the agent printed {_quote(extra)} on stdout after its last reply")
 
@@ -206,6 +309,13 @@ class CommandSession(BridgedSession):
             for stream in (self._stdin, self._stdout, self._stderr):
                 with suppress(OSError, ValueError):
                     stream.close()
+            if self._exited is not None:
+                with suppress(OSError):
+                    os.close(self._exited)
+                self._exited = None
+
+    def diagnostics(self) -> str:
+        return self._stderr_note()
 
     def _kill(self) -> None:
         with self._lock:
@@ -227,21 +337,33 @@ class CommandSession(BridgedSession):
             with suppress(subprocess.TimeoutExpired):
                 status = self.process.wait(timeout=self._agent.grace_s)
         how = f" ({_ended(status)})" if ended and status is not None else ""
+        return RunError(f"{message}{how}; {self._stderr_note()}")
+
+    def _stderr_note(self) -> str:
         tail = self._stderr_tail()
-        stderr = f"; its stderr ends: {tail}" if tail else "; its stderr is empty"
-        return RunError(f"{message}{how}{stderr}")
+        return f"its stderr ends: {tail}" if tail else "its stderr is empty"
 
     def _stderr_tail(self) -> str:
+        # pread: no shared file position, so another thread (the runner quoting an
+        # abandoned case) may read it while this session's own thread does.
         try:
-            self._stderr.seek(0, os.SEEK_END)
-            size = self._stderr.tell()
-            self._stderr.seek(max(0, size - STDERR_TAIL_CHARS * 4))
-            text = self._stderr.read().decode("utf-8", "replace")
+            descriptor = self._stderr.fileno()
+            size = os.fstat(descriptor).st_size
+            start = max(0, size - STDERR_TAIL_CHARS * 4)
+            text = os.pread(descriptor, size - start, start).decode("utf-8", "replace")
         except (OSError, ValueError):
             return ""
         lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
         tail = " | ".join(lines)
         return tail if len(tail) <= STDERR_TAIL_CHARS else "..." + tail[-STDERR_TAIL_CHARS:]
+
+
+def _exit_watch(pid: int) -> int | None:
+    """A descriptor that becomes readable when process ``pid`` exits (Linux), else ``None``."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _ended(status: int) -> str:

@@ -382,7 +382,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         route: BridgeRoute | None = None
         try:
-            body = self._read_body()
+            try:
+                body = self._read_body()
+            except Refusal:  # too large, malformed: still the case's error, if it is one's
+                route = self._route_of_refused()
+                raise
             route, endpoint = self._route()
             self._authorize(route)
             handler = ENDPOINTS.get((method, endpoint.split("/")[0]))
@@ -404,6 +408,15 @@ class _Handler(BaseHTTPRequestHandler):
         if route is not None:
             route.fail(refusal.message)
         self._send_error(refusal)
+
+    def _route_of_refused(self) -> BridgeRoute | None:
+        """The open route a request refused before it was routed was sent on, when its
+        path names one: the refusal is recorded on it, as every refusal on a route is."""
+        try:
+            route, _ = self._route()
+        except Refusal:
+            return None
+        return route
 
     def _route(self) -> tuple[BridgeRoute, str]:
         """The route the path names and the endpoint under its ``/v1``."""

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
+from zeroclaw_eval.agents.base import DEFAULT_AGENT
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.formatter import Formatter
@@ -38,6 +39,11 @@ MAX_SUMMARY_ROWS = 1000
 
 # A refusal line names its fixture first: "<file>.json: <field>: <message>".
 _REFUSAL = re.compile(r"(?P<file>.+?\.json): (?P<message>.*)", re.DOTALL)
+
+# The field of a refusal, as admission writes it: "turns[0].steps[1].response" or
+# "expects.max_tool_calls=-1" (a value may follow "="), then ": ".
+_FIELD = re.compile(r"(?P<field>(?:[^\s=:\[.]+|\[[^\]]*\]|\.)+?)(?:=[^:]*)?: ")
+_KEY = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[\d+\]|([^.\[]+)')
 
 
 def escape_data(text: str) -> str:
@@ -107,6 +113,28 @@ def _fixture_file(source: str) -> Path:
     return path
 
 
+def field_line(source: str, message: str) -> int | None:
+    """The 1-based line of the key a refusal names (``turns[0].steps[1].response:
+    ...``) in the fixture: each key of the path looked for after the line of the
+    one before, so that the deepest is found where it is. ``None`` if not found."""
+    field = _FIELD.match(message)
+    if field is None:
+        return None
+    keys = [quoted or plain for quoted, plain in _KEY.findall(field["field"]) if quoted or plain]
+    try:
+        lines = _fixture_file(source).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    found, start = None, 0
+    for key in keys:
+        needle = f'"{key}"'
+        hit = next((index for index in range(start, len(lines)) if needle in lines[index]), None)
+        if hit is None:
+            break
+        found, start = hit + 1, hit
+    return found
+
+
 def family_line(source: str, check: str) -> int | None:
     """The 1-based line where the check's family is declared in the fixture, if found."""
     family = check.split(":", 1)[0].strip()
@@ -150,7 +178,10 @@ class GithubFormatter(Formatter):
                 )
                 for warning in case.warnings
             )
-        lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
+        if report.cases or not report.errors:
+            lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
+        else:  # refused, or stopped before any case: "0/0 cases passed" reads as a pass
+            lines.append("no case was run")
         summary = os.environ.get(SUMMARY_ENV)
         if summary and self._summarized != id(report):
             with open(summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
@@ -164,7 +195,9 @@ class GithubFormatter(Formatter):
         if refusal is None:
             return command(level, error, title="zeroclaw eval")
         file = relative(refusal["file"])
-        return command(level, refusal["message"], file=file, title="zeroclaw eval: fixture refused")
+        line = field_line(refusal["file"], refusal["message"])
+        title = "zeroclaw eval: fixture refused"
+        return command(level, refusal["message"], file=file, line=line, title=title)
 
     @staticmethod
     def _case(level: str, case: CaseReport) -> list[str]:
@@ -201,6 +234,7 @@ def markdown_summary(report: SuiteReport) -> str:
         f"### {mark} zeroclaw eval: {_cell(report.suite)}",
         "",
         f"**{report.passed_count}/{total} cases passed** (mode `{_cell(report.mode)}`"
+        + (f", agent `{_cell(report.agent)}`" if report.agent not in ("", DEFAULT_AGENT) else "")
         + ("" if report.gating else ", not gating")
         + ")",
         "",

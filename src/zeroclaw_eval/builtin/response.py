@@ -133,8 +133,12 @@ class ResponseMatches(Family[list[str]]):
             return CheckResult(check, False, f"no match: {_observed(run)}")
         # In a separate process with a time limit: a catastrophically backtracking
         # pattern must fail its check, not hang the run (see regexsearch, imported
-        # here: it brings subprocess and threads, which only this family needs).
-        from zeroclaw_eval.util import regexsearch
+        # here: it brings subprocess and threads, which only this family needs;
+        # the import, like the worker's start, is set-up, not this case's time).
+        from zeroclaw_eval.util.warmup import setting_up
+
+        with setting_up():
+            from zeroclaw_eval.util import regexsearch
 
         outcome = regexsearch.search(pattern, run.final_response)
         if isinstance(outcome, regexsearch.Found):

@@ -8,35 +8,42 @@ from zeroclaw_eval.agents.base import DEFAULT_AGENT
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.formatter import Formatter
-from zeroclaw_eval.report.model import CaseReport, SuiteReport
+from zeroclaw_eval.report.model import CaseReport, SuiteReport, plural
 
 
 class TextFormatter(Formatter):
-    """For people: ``✓``/``✗``, name, source, passed/total checks; failures in detail."""
+    """For people: ``✓``/``✗``, name, source, passed/total checks; failures in detail;
+    then, when cases failed, a short summary of each with its first failing check."""
 
     name = "text"
     description = "human-readable summary (default)"
 
-    def __init__(self, verbosity: int = 0) -> None:
+    def __init__(self, verbosity: int = 0, colour: bool = False) -> None:
         self.verbosity = verbosity
         """-1 (``-q``): passing cases are left out; 1 (``-v``): every check is listed."""
+        self.colour = colour
+        """Whether marks and the total are coloured (ANSI): for a terminal only."""
 
     def with_verbosity(self, verbosity: int) -> TextFormatter:
-        return self if verbosity == self.verbosity else TextFormatter(verbosity)
+        return self if verbosity == self.verbosity else TextFormatter(verbosity, self.colour)
+
+    def with_colour(self, colour: bool) -> TextFormatter:
+        return self if colour == self.colour else TextFormatter(self.verbosity, colour)
 
     def render(self, report: SuiteReport) -> str:
         # Names, sources and messages come from fixtures and plugins: escaped to one
         # line each, so that none can forge a line of the report (a fake "✓").
+        paint = _paint if self.colour else _plain
         lines = [f"error: {one_line(error)}" for error in report.errors]
         if report.agent and report.agent != DEFAULT_AGENT:  # the reference loop goes unsaid
             lines.insert(0, f"agent: {one_line(report.agent)}")
         for case in report.cases:
             if self.verbosity < 0 and case.passed:
                 continue
-            mark = "✓" if case.passed else "✗"
+            mark = paint(GREEN, "✓") if case.passed else paint(RED, "✗")
             title = f"{mark} {one_line(case.name)} ({one_line(case.source)})"
             if case.attempts:
-                lines.extend(_repeated(title, case, report.ks))
+                lines.extend(_repeated(title, case, report.ks, paint))
                 continue
             if case.error is not None:
                 lines.append(f"{title}: error: {one_line(case.error)}")
@@ -46,14 +53,13 @@ class TextFormatter(Formatter):
             lines.append(f"{title}: {passed}/{len(case.checks)} checks")
             shown = case.checks if self.verbosity > 0 else case.failed_checks
             for check in shown:
-                lines.extend(
-                    block(
-                        f"    {'✓' if check.passed else '✗'} {one_line(check.check)}: ",
-                        check.detail,
-                    )
-                )
+                mark = paint(GREEN, "✓") if check.passed else paint(RED, "✗")
+                lines.extend(block(f"    {mark} {one_line(check.check)}: ", check.detail))
             lines.extend(_notes(case))
-        lines.append(f"{report.passed_count}/{len(report.cases)} cases passed{_scope(report)}")
+        lines.extend(short_summary(report, paint))
+        total = f"{report.passed_count}/{len(report.cases)} cases passed"
+        total = paint(BOLD_GREEN if report.all_passed else BOLD_RED, total)
+        lines.append(f"{total}{_scope(report)}")
         if report.repeats > 1:
             flaky = [one_line(case.name) for case in report.cases if case.flaky]
             lines.append(
@@ -64,13 +70,74 @@ class TextFormatter(Formatter):
             lines.append("not gating: failures are reported but do not change the exit code")
             if report.run_errors:
                 lines.append(
-                    f"but {report.run_errors} of {len(report.cases)} cases hit a run error "
-                    "and measured nothing: exit 1"
+                    f"but {report.run_errors} of {plural(len(report.cases), 'case')} hit a run "
+                    "error and measured nothing: exit 1"
                 )
         return "\n".join(lines) + "\n"
 
 
-def _repeated(title: str, case: CaseReport, ks: tuple[int, ...]) -> list[str]:
+GREEN, RED, BOLD_GREEN, BOLD_RED, YELLOW = "32", "31", "1;32", "1;31", "33"
+
+#: How much of a failing check's detail, or of an error, the short summary quotes.
+SUMMARY_CHARS = 200
+
+
+def _paint(code: str, text: str) -> str:
+    return f"\033[{code}m{text}\033[0m"
+
+
+def _plain(code: str, text: str) -> str:
+    return text
+
+
+def short_summary(report: SuiteReport, paint: Callable[[str, str], str] = _plain) -> list[str]:
+    """The failed cases again, one line each with the first thing that failed, as
+    pytest's short summary: in a run of hundreds of cases they are not lost in the
+    scroll. Nothing when no case failed, or when the report holds only one case
+    (its own line says it all). Cases listed but never run are counted, not listed.
+    """
+    failed = [case for case in report.cases if not case.passed]
+    if not failed or len(report.cases) < 2:
+        return []
+    ran = [case for case in failed if case.ran]
+    not_run = len(failed) - len(ran)
+    heading = f"short summary: {plural(len(ran), 'failed case')}"
+    if not_run:
+        heading += f", {not_run} not run"
+    lines = [paint(YELLOW, heading)]
+    for case in ran:
+        title = f"{one_line(case.name)} ({one_line(case.source)})"
+        lines.append(f"{paint(RED, _kind(case))} {title}: {_first_failure(case)}")
+    return lines
+
+
+def _kind(case: CaseReport) -> str:
+    """``ERROR`` for a run error (the case measured nothing), else ``FAILED``."""
+    return "ERROR" if case.error is not None else "FAILED"
+
+
+def _first_failure(case: CaseReport) -> str:
+    """The first run error or failing check of ``case`` (of its first failing attempt)."""
+    prefix = ""
+    if case.attempts:
+        failing = case.runs - case.passes
+        prefix = f"{failing}/{case.runs} attempts failed; "
+    if case.error is not None:
+        error = case.error
+        own = f"case {case.name!r}: "
+        what = error[len(own) :] if error.startswith(own) else error
+    else:
+        first = case.failed_checks[0] if case.failed_checks else None
+        what = "no checks" if first is None else f"{first.check}: {first.detail}"
+    what = one_line(what)
+    if len(what) > SUMMARY_CHARS:
+        what = what[: SUMMARY_CHARS - 3] + "..."
+    return prefix + what
+
+
+def _repeated(
+    title: str, case: CaseReport, ks: tuple[int, ...], paint: Callable[[str, str], str]
+) -> list[str]:
     """A repeated case: passes out of attempts, flaky or not, its pass@k and pass^k,
     then why each failed attempt failed."""
     from zeroclaw_eval.util.stats import pass_at_k, pass_hat_k  # for repeated runs only
@@ -93,7 +160,12 @@ def _repeated(title: str, case: CaseReport, ks: tuple[int, ...]) -> list[str]:
         if attempt.error is not None:
             lines.append(f"    attempt {number}: error: {one_line(attempt.error)}")
         for check in attempt.failed_checks:
-            lines.extend(block(f"    attempt {number}: ✗ {one_line(check.check)}: ", check.detail))
+            lines.extend(
+                block(
+                    f"    attempt {number}: {paint(RED, '✗')} {one_line(check.check)}: ",
+                    check.detail,
+                )
+            )
     lines.extend(_notes(case))  # the models and retries of every attempt
     return lines
 

@@ -32,7 +32,15 @@ from zeroclaw_eval.modes.base import RunMode
 from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.model import CheckResult
 from zeroclaw_eval.util import strictjson
-from zeroclaw_eval.util.wording import MISSING, describe, dotted, kind_of, shown
+from zeroclaw_eval.util.wording import (
+    MISSING,
+    describe,
+    did_you_mean,
+    dotted,
+    kind_of,
+    model_keys,
+    shown,
+)
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import AgentUnderTest
@@ -206,7 +214,7 @@ def admit_data(
     try:
         trace = LlmTrace.model_validate(data, strict=True)
     except ValidationError as exc:
-        raise _from_validation(source, data, (), exc) from None
+        raise _from_validation(source, data, (), exc, LlmTrace) from None
     expectations = _admit_expects(source, data, trace.expects, registry)
     for problem in mode.admit(trace):
         raise _problem(source, data, problem.path, problem.message)
@@ -233,14 +241,15 @@ def _admit_expects(
             raise AdmissionError(
                 source,
                 dotted(("expects", key)),
-                f"unknown key: no such expectation family (known: {known})",
+                f"unknown key: no such expectation family{did_you_mean(key, registry.families)}"
+                f" (known: {known})",
             )
         family = entry.obj
         where: Path_ = ("expects", key)
         try:
             params = family.adapter.validate_python(raw, strict=True)
         except ValidationError as exc:
-            raise _from_validation(source, data, where, exc) from None
+            raise _from_validation(source, data, where, exc, family.params) from None
         if not family.allow_empty_strings:
             for empty in _empty_strings(raw, ()):
                 raise _problem(
@@ -303,13 +312,19 @@ def _empty_strings(value: Any, path: Path_) -> Iterator[Path_]:
 # --- turning errors into one line -------------------------------------------------
 
 
-def _from_validation(source: str, data: Any, prefix: Path_, exc: ValidationError) -> AdmissionError:
+def _from_validation(
+    source: str, data: Any, prefix: Path_, exc: ValidationError, root: Any
+) -> AdmissionError:
     """Every problem pydantic found, the first as the error's own field and message:
-    a typo'd key is shown next to the required key it was meant to be."""
+    a typo'd key is shown next to the required key it was meant to be, and an
+    unknown key close to a known one of ``root`` (the type validated) says which."""
     found: list[tuple[str, str]] = []
     for error in exc.errors(include_url=False):
         path, value = _locate(data, (*prefix, *error["loc"]))
         message = describe(error, value)
+        if error["type"] == "extra_forbidden" and error["loc"]:
+            known = model_keys(root, error["loc"][:-1])
+            message += did_you_mean(str(error["loc"][-1]), known)
         if error["type"] == "union_tag_invalid":
             path, value = _locate(data, (*path, "type"))
             tags = error.get("ctx", {}).get("expected_tags", "")

@@ -9,6 +9,14 @@ It may be looser than admission, never stricter: a fixture it accepts can still 
 refused (a regex that does not compile, contradictory bounds, an empty run that
 satisfies everything are admission's own rules), but every fixture admission
 admits is valid against it, so an editor never flags a fixture the harness runs.
+
+It is shaped so that a validator's error points at the bad key, not at the
+whole array around it: a union with a discriminator (a response's ``type``)
+becomes ``if``/``then`` on the discriminator's value, so a typo inside a
+``tool_calls`` response is checked against that response's schema alone and an
+unknown ``type`` is an error on ``type``; and "this or null" becomes one schema
+whose ``type`` allows null, instead of an ``anyOf`` that reports only "not valid
+under any of the given schemas".
 """
 
 from __future__ import annotations
@@ -92,4 +100,56 @@ def fixture_schema(registry: Registry) -> dict[str, Any]:
     defs = definitions.get("$defs")
     if defs:
         document["$defs"] = defs
-    return document
+    shaped: dict[str, Any] = _pointed(document)
+    return shaped
+
+
+def _pointed(node: Any) -> Any:
+    """``node`` with its unions reshaped so that errors point at the bad key (see the
+    module's docstring); the set of valid documents is unchanged."""
+    if isinstance(node, list):
+        return [_pointed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _pointed(value) for key, value in node.items()}
+    discriminator = node.get("discriminator")
+    if isinstance(discriminator, dict) and "oneOf" in node:
+        return _by_discriminator(node, discriminator)
+    alternatives = node.get("anyOf")
+    if (
+        isinstance(alternatives, list)
+        and len(alternatives) == 2
+        and {"type": "null"} in alternatives
+    ):
+        other = alternatives[1 - alternatives.index({"type": "null"})]
+        kind = other.get("type") if isinstance(other, dict) else None
+        # Only a typed schema merges: its other keywords apply to its own type alone.
+        if (
+            isinstance(kind, str)
+            and kind != "null"
+            and "const" not in other
+            and "enum" not in other
+        ):
+            merged = {key: value for key, value in node.items() if key != "anyOf"}
+            return {**other, **merged, "type": [kind, "null"]}
+    return node
+
+
+def _by_discriminator(node: dict[str, Any], discriminator: dict[str, Any]) -> dict[str, Any]:
+    """A discriminated ``oneOf`` as ``if``/``then`` on the discriminator's value."""
+    field = discriminator["propertyName"]
+    mapping: dict[str, str] = discriminator["mapping"]
+    rest = {key: value for key, value in node.items() if key not in ("oneOf", "discriminator")}
+    return {
+        **rest,
+        "type": "object",
+        "required": [field],
+        "properties": {field: {"enum": list(mapping)}},
+        "allOf": [
+            {
+                "if": {"properties": {field: {"const": value}}, "required": [field]},
+                "then": {"$ref": reference},
+            }
+            for value, reference in mapping.items()
+        ],
+    }

@@ -39,6 +39,7 @@ def check(
     """
     from zeroclaw_eval.case.consistency import inconsistencies
     from zeroclaw_eval.case.suite import vacuity
+    from zeroclaw_eval.report.model import plural
     from zeroclaw_eval.run.session import RunRequest
 
     with errors_to_exit():
@@ -65,13 +66,17 @@ def check(
                     if error:
                         contradicted.add(case.source)
         if vacuous:
-            click.echo(f"{len(vacuous)}/{len(cases)} fixtures are vacuous", err=True)
-        if contradicted:
+            verb = "is" if len(vacuous) == 1 else "are"
             click.echo(
-                f"{len(contradicted)}/{len(cases)} fixtures have expectations their script "
-                "can never satisfy",
+                f"{len(vacuous)} of {plural(len(cases), 'fixture')} {verb} vacuous", err=True
+            )
+        if contradicted:
+            verb = "has" if len(contradicted) == 1 else "have"
+            click.echo(
+                f"{len(contradicted)} of {plural(len(cases), 'fixture')} {verb} expectations "
+                "their script can never satisfy",
                 err=True,
             )
         if vacuous or contradicted:
             sys.exit(1)
-        click.echo(f"{len(cases)} fixtures admitted; none is satisfied by an empty run")
+        click.echo(f"{plural(len(cases), 'fixture')} admitted; none is satisfied by an empty run")

@@ -107,14 +107,29 @@ def emit(document: str) -> None:
         raise ReportError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
 
 
-def progress_line() -> Callable[[int, int, int], None] | None:
-    """A progress line on stderr when it is a terminal; nothing otherwise (logs, CI, pipes)."""
+def colour_wanted() -> bool:
+    """Whether the report on stdout may be coloured: ``NO_COLOR`` (set, not empty)
+    says never, ``FORCE_COLOR`` (set, not empty or ``0``) says always, even into a
+    pipe (CI logs that render colour); otherwise only a terminal gets colour.
+    Report files never do (see ``Formatter.with_colour``)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "0") not in ("", "0"):
+        return True
+    stream = sys.stdout
+    return stream is not None and stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def progress_line() -> Callable[[int, int, int, str], None] | None:
+    """A progress line on stderr when it is a terminal; nothing otherwise (logs, CI, pipes).
+    It counts what the runner counts: cases, or the attempts of repeated cases."""
     if not sys.stderr.isatty():
         return None
 
-    def show(done: int, total: int, failures: int) -> None:
+    def show(done: int, total: int, failures: int, unit: str) -> None:
         end = "\n" if done == total else ""
-        sys.stderr.write(f"\r{done}/{total} cases done, {failures} failed{end}")
+        units = unit if total == 1 else f"{unit}s"
+        sys.stderr.write(f"\r{done}/{total} {units} done, {failures} failed{end}")
         sys.stderr.flush()
 
     return show

@@ -13,6 +13,7 @@ import click
 
 from zeroclaw_eval.cli.common import config_option, errors_to_exit
 from zeroclaw_eval.history.recorder import history_path
+from zeroclaw_eval.report.model import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.history.store import History, Run
@@ -58,12 +59,14 @@ def _suite_name(suite: Path | None) -> str | None:
 
 def shown(suite: str) -> str:
     """A recorded suite as text shows it: relative to the working directory when
-    inside it, else as recorded."""
+    inside it, else as recorded; the working directory itself by its name (a
+    suite called "." says nothing in a comparison or a page title)."""
     path = Path(suite)
     try:
-        return str(path.relative_to(Path.cwd())) if path.is_absolute() else suite
+        relative = str(path.relative_to(Path.cwd())) if path.is_absolute() else suite
     except ValueError:
         return suite
+    return (path.name or suite) if relative == "." else relative
 
 
 def _commit(run: Run) -> str:
@@ -74,7 +77,14 @@ def _commit(run: Run) -> str:
 
 @click.command()
 @suite_option
-@click.option("--case", "case", default=None, help="Show this case's outcomes over the runs.")
+@click.option(
+    "--case",
+    "case",
+    default=None,
+    metavar="NAME|FIXTURE",
+    help="Show this case's outcomes over the runs: its name, or its fixture as reports "
+    "show it (needed when fixtures of several suites share the name).",
+)
 @click.option(
     "--limit",
     type=click.IntRange(min=1),
@@ -116,14 +126,14 @@ def history(
                 _write_page(store, suite_name, limit, html_path)
             runs = store.runs(suite_name, limit)
             if case is not None:
-                attempts = store.attempts([run.id for run in runs], case)
+                attempts = _one_fixture(store, [run.id for run in runs], case)
                 if not attempts:
                     where = f" in {shown(suite_name)}" if suite_name else ""
                     raise HistoryError(
                         f"{store.path}: case {case!r} is in none of the last "
-                        f"{len(runs)} runs{where}"
+                        f"{plural(len(runs), 'run')}{where}"
                     )
-                document = _case_document(case, runs, attempts)
+                document = _case_document(attempts[0].case_name, runs, attempts)
                 text = _case_text(document)
             else:
                 counts = store.attempt_counts([run.id for run in runs])
@@ -205,11 +215,30 @@ def _runs_text(runs: list[Run], document: dict[str, Any]) -> str:
     if "suite" in document:
         low, high = document["wilson_95"]
         lines.append(
-            f"pass rate over these {len(runs)} runs: {document['pass_rate']:.2f} "
+            f"pass rate over {'this run' if len(runs) == 1 else f'these {len(runs)} runs'}: "
+            f"{document['pass_rate']:.2f} "
             f"({document['attempts_passed']}/{document['attempts']} attempts), "
             f"95 % Wilson interval [{low:.2f}, {high:.2f}]"
         )
     return "\n".join(lines)
+
+
+def _one_fixture(store: History, run_ids: list[int], case: str) -> list[Any]:
+    """The attempts of the one fixture ``case`` names: a case name, else a fixture as
+    reports show it. A name that fixtures of several suites share is refused, listing
+    them: their outcomes pooled would describe no fixture (a passing copy and a
+    failing one made a pass rate of 0.61)."""
+    from zeroclaw_eval.errors import HistoryError
+
+    attempts = store.attempts(run_ids, case) or store.attempts(run_ids, source=case)
+    fixtures = sorted({attempt.source for attempt in attempts})
+    if len(fixtures) > 1:
+        listed = ", ".join(fixtures)
+        raise HistoryError(
+            f"{store.path}: case {case!r} is the name of {len(fixtures)} fixtures: {listed}; "
+            "give one of them with --case FIXTURE"
+        )
+    return attempts
 
 
 def _case_document(case: str, runs: list[Run], attempts: list[Any]) -> dict[str, Any]:
@@ -244,6 +273,7 @@ def _case_document(case: str, runs: list[Run], attempts: list[Any]) -> dict[str,
     return {
         "schema_version": 1,
         "case": case,
+        "fixture": attempts[0].source,
         "runs": rows,
         "passes": passes,
         "attempts": total,
@@ -261,7 +291,10 @@ def _why(attempt: Any) -> str:
 def _case_text(document: dict[str, Any]) -> str:
     from zeroclaw_eval.errors import one_line
 
-    lines = [f"case {one_line(document['case'])}: the last {len(document['runs'])} runs with it"]
+    runs = document["runs"]
+    last = "the last run" if len(runs) == 1 else f"the last {len(runs)} runs"
+    case = f"{one_line(document['case'])} ({one_line(document['fixture'])})"
+    lines = [f"case {case}: {last} with it"]
     for row in document["runs"]:
         commit = "-" if row["git_commit"] is None else row["git_commit"][:10]
         commit += "+" if row["git_dirty"] else ""
@@ -295,7 +328,7 @@ def _write_page(store: History, suite: str | None, limit: int, path: Path) -> No
         path.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise HistoryError(f"{path}: cannot write the page: {exc.strerror or exc}") from None
-    click.echo(f"wrote {path} ({len(runs)} runs of {shown(suite)})", err=True)
+    click.echo(f"wrote {path} ({plural(len(runs), 'run')} of {shown(suite)})", err=True)
 
 
 @click.command()

@@ -24,7 +24,7 @@ from zeroclaw_eval.cli.common import (
     "--format",
     "format_name",
     default=None,
-    help="Report format for stdout (text, json, junit, github, or a plugin's).",
+    help="Report format for stdout (text, json, github, or a plugin's, e.g. junit).",
 )
 @click.option(
     "--report",
@@ -51,7 +51,7 @@ def merge(
     partial merge is never green.
     """
     from zeroclaw_eval.errors import ZeroclawEvalError
-    from zeroclaw_eval.report.model import SuiteReport
+    from zeroclaw_eval.report.model import SuiteReport, plural
     from zeroclaw_eval.report.reader import ReadReport, ReportReadError, read_report
     from zeroclaw_eval.report.targets import check_writable, write_reports
     from zeroclaw_eval.selection.merge import MergeError, merge_reports
@@ -79,7 +79,7 @@ def merge(
         try:
             if problems:
                 raise MergeError(
-                    f"{len(problems)} of {len(reports)} reports cannot be read", problems
+                    f"{len(problems)} of {plural(len(reports), 'report')} cannot be read", problems
                 )
             merged = merge_reports(read)
         except MergeError as exc:

@@ -10,6 +10,7 @@ import click
 
 from zeroclaw_eval.cli.common import (
     collector_resumed,
+    colour_wanted,
     config_option,
     emit,
     errors_to_exit,
@@ -66,7 +67,7 @@ def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     "--format",
     "format_name",
     default=None,
-    help="Report format for stdout (text, json, or a plugin's).",
+    help="Report format for stdout (text, json, github, or a plugin's).",
 )
 @click.option(
     "--agent",
@@ -92,7 +93,7 @@ def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     "report_specs",
     multiple=True,
     metavar="FORMAT:PATH",
-    help="Also write the report as FORMAT to PATH (repeatable), e.g. junit:report.xml; "
+    help="Also write the report as FORMAT to PATH (repeatable), e.g. json:report.json; "
     "PATH - is stdout, in place of --format. Replaces [eval].report.",
 )
 @repeat_and_history_options
@@ -144,6 +145,7 @@ def run(
             history=history,
             no_history=no_history,
             verbosity=-1 if quiet else 1 if verbose else 0,
+            colour=colour_wanted(),
         )
         if quiet and verbose:
             raise click.UsageError("-q and -v contradict each other")

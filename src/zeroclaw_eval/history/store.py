@@ -278,8 +278,11 @@ class History:
                 counts.update((row[0], (row[1], row[2])) for row in self._db.execute(query, chunk))
         return counts
 
-    def attempts(self, run_ids: Sequence[int], case: str | None = None) -> list[Attempt]:
-        """Every attempt of these runs (of one case, if given), in run and suite order."""
+    def attempts(
+        self, run_ids: Sequence[int], case: str | None = None, *, source: str | None = None
+    ) -> list[Attempt]:
+        """Every attempt of these runs (of the cases named ``case``, and of the fixture
+        ``source`` as reports name it, if given), in run and suite order."""
         found: list[Attempt] = []
         for chunk in _chunks(sorted(run_ids)):
             marks = ", ".join("?" for _ in chunk)
@@ -288,6 +291,9 @@ class History:
             if case is not None:
                 query += " AND case_name = ?"
                 parameters.append(case)
+            if source is not None:
+                query += " AND source = ?"
+                parameters.append(source)
             query += " ORDER BY run_id, case_index, attempt"
             with self._errors("read the attempts"):
                 found.extend(_attempt(row) for row in self._db.execute(query, parameters))

@@ -93,6 +93,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <style>
 body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #222; }
 h1 { font-size: 1.3em; }
+h2 { font-size: 1.1em; margin-top: 1.2em; }
 #chart .band { fill: #9ecae1; opacity: 0.5; }
 #chart .rate { fill: none; stroke: #08519c; stroke-width: 2; }
 #chart .point { fill: #08519c; }
@@ -119,12 +120,14 @@ td.absent { background: #f0f0f0; }
 <p id="summary"></p>
 <div id="chart"></div>
 <div id="grid"></div>
+<div id="failures"></div>
 <p class="legend">Cells: passes/attempts in that run.
 <span class="swatch pass">every attempt passed</span>
 <span class="swatch flaky">flaky: the attempts disagreed</span>
 <span class="swatch fail">every attempt failed</span>
 <span class="swatch absent">not in the run</span>.
-Hover a cell for its failed checks, a point for its run.</p>
+Hover a cell for its failed checks, a point for its run; each failing case's latest
+failure is listed below the grid.</p>
 <script id="trend-data" type="application/json">{data}</script>
 <script>
 "use strict";
@@ -141,7 +144,8 @@ Hover a cell for its failed checks, a point for its run.</p>
   document.getElementById("summary").textContent =
     runs.length + " runs, " + data.cases.length + " cases; shaded: 95 % Wilson interval";
 
-  var width = 760, height = 240, left = 40, right = 10, top = 10, bottom = 30;
+  // The right margin holds half of the last run's label, which is centred on its point.
+  var width = 760, height = 240, left = 40, right = 30, top = 10, bottom = 30;
   var svg = el("svg", {width: width, height: height, role: "img",
                        "aria-label": "pass rate per run"});
   function x(i) {
@@ -166,7 +170,7 @@ Hover a cell for its failed checks, a point for its run.</p>
     el("title", {}, point).textContent = "run " + r.id + " (" + r.started_at + ", " +
       (r.commit || "no commit") + "): " + r.passes + "/" + r.attempts + " attempts passed, " +
       "interval [" + r.low.toFixed(2) + ", " + r.high.toFixed(2) + "]";
-    var label = el("text", {x: x(i) - 8, y: height - 10}, svg);
+    var label = el("text", {x: x(i), y: height - 10, "text-anchor": "middle"}, svg);
     label.textContent = "#" + r.id;
   });
   document.getElementById("chart").appendChild(svg);
@@ -211,6 +215,30 @@ Hover a cell for its failed checks, a point for its run.</p>
     });
   });
   document.getElementById("grid").appendChild(table);
+
+  // Why each failing case failed last, as text on the page, not only on hover.
+  var list = document.createElement("ul");
+  data.cases.forEach(function (c) {
+    for (var i = runs.length - 1; i >= 0; i--) {
+      var outcome = c.cells[String(i)];
+      if (outcome && outcome.outcome !== "pass") {
+        var item = document.createElement("li");
+        item.setAttribute("data-case", c.name);
+        item.textContent = c.name + ", run #" + runs[i].id + " (" + outcome.passes + "/" +
+          outcome.attempts + " passed): " +
+          (outcome.why.length ? outcome.why.join("; ") : "no reason recorded");
+        list.appendChild(item);
+        return;
+      }
+    }
+  });
+  if (list.children.length) {
+    var heading = document.createElement("h2");
+    heading.textContent = "Latest failure of each failing case";
+    var failures = document.getElementById("failures");
+    failures.appendChild(heading);
+    failures.appendChild(list);
+  }
 })();
 </script>
 </body>

@@ -37,6 +37,15 @@ class Formatter(ABC):
         """
         return self
 
+    def with_colour(self, colour: bool) -> Formatter:
+        """This formatter for a terminal that shows colour (``True``), or for one that
+        does not, a pipe or a file (``False``, how every formatter starts).
+
+        The default ignores it and returns ``self``: only formatters for people
+        colour anything, and only the report on stdout is ever asked to.
+        """
+        return self
+
 
 def render(formatter: Formatter, report: SuiteReport, plugin: str) -> str:
     """``formatter``'s document for ``report``, for stdout or a ``--report`` file.

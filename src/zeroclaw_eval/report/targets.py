@@ -32,6 +32,15 @@ class ReportTarget:
     path: Path
     plugin: str
     """The plugin that registered ``formatter``, for errors naming it."""
+    origin: str = "--report"
+    """Where the target was set, for errors naming it: ``--report``, or the
+    configuration file and its key (``zeroclaw.toml: eval.report``)."""
+
+    def cannot_write(self, exc: OSError) -> ConfigError:
+        """The error for a path that cannot be written, naming where it was set."""
+        return ConfigError(
+            f"{self.origin} {self.spec}: cannot write {self.path}: {exc.strerror or exc}"
+        )
 
     @property
     def to_stdout(self) -> bool:
@@ -61,9 +70,12 @@ def parse_spec(spec: str) -> tuple[str, Path]:
     return name, Path(path)
 
 
-def resolve(specs: Iterable[str], registry: Registry) -> list[ReportTarget]:
-    """The targets for ``specs``, with formats looked up. Raises :class:`ValueError`
-    for a malformed value, an unknown format or a path given twice.
+def resolve(
+    specs: Iterable[str], registry: Registry, origin: str = "--report"
+) -> list[ReportTarget]:
+    """The targets for ``specs``, with formats looked up; ``origin`` says where they
+    were set. Raises :class:`ValueError` for a malformed value, an unknown format or
+    a path given twice.
     """
     targets: list[ReportTarget] = []
     seen: dict[Path, str] = {}
@@ -77,28 +89,29 @@ def resolve(specs: Iterable[str], registry: Registry) -> list[ReportTarget]:
         if key in seen:
             raise ValueError(f"{spec!r}: {path} is also the target of {seen[key]!r}")
         seen[key] = spec
-        targets.append(ReportTarget(spec, entry.obj, path, entry.plugin))
+        targets.append(ReportTarget(spec, entry.obj, path, entry.plugin, origin))
     return targets
 
 
 def check_writable(targets: Sequence[ReportTarget]) -> None:
     """Prove every target path can be written, leaving no new file behind.
 
-    Opening for append is the real test (permissions, read-only mounts, a missing
-    directory, a directory in the way) and never truncates an existing report.
-    Raises :class:`ConfigError` naming the first path that cannot be written.
+    A missing parent directory is created, as pytest's ``--junitxml`` does. Opening
+    for append is the real test (permissions, read-only mounts, a file where a
+    directory should be, a directory in the way) and never truncates an existing
+    report. Raises :class:`ConfigError` naming the first path that cannot be
+    written and where it was set.
     """
     for target in targets:
         if target.to_stdout:
             continue
         existed = target.path.exists()
         try:
+            target.path.parent.mkdir(parents=True, exist_ok=True)
             with target.path.open("a", encoding="utf-8"):
                 pass
         except OSError as exc:
-            raise ConfigError(
-                f"--report {target.spec}: cannot write {target.path}: {exc.strerror or exc}"
-            ) from None
+            raise target.cannot_write(exc) from None
         if not existed:
             target.path.unlink()
 
@@ -114,9 +127,8 @@ def write_reports(targets: Sequence[ReportTarget], report: SuiteReport) -> None:
             continue  # the CLI prints it as the report on stdout
         text = render(target.formatter, report, target.plugin)
         try:
+            target.path.parent.mkdir(parents=True, exist_ok=True)
             # backslashreplace: a lone surrogate in a detail must not lose the report.
             write_whole(target.path, text, errors="backslashreplace")
         except OSError as exc:
-            raise ConfigError(
-                f"--report {target.spec}: cannot write {target.path}: {exc.strerror or exc}"
-            ) from None
+            raise target.cannot_write(exc) from None

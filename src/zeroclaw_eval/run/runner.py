@@ -37,6 +37,7 @@ from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport, plural
 from zeroclaw_eval.run.sessions import OpenSessions, model_bridge, workers
 from zeroclaw_eval.run.supervise import Supervisor
+from zeroclaw_eval.util.warmup import set_up_s
 from zeroclaw_eval.workspace import fresh_workspace
 
 if TYPE_CHECKING:
@@ -137,6 +138,7 @@ def attempt(
     ending the run green.
     """
     started = time.perf_counter()
+    set_up = set_up_s()  # the harness's own first-use set-up is not this case's time
     checks: tuple[CheckResult, ...] = ()
     warnings: tuple[str, ...] = ()
     requests: tuple[dict[str, Any], ...] = ()
@@ -175,7 +177,7 @@ def attempt(
         case.source,
         checks,
         error,
-        time.perf_counter() - started,
+        max(0.0, time.perf_counter() - started - (set_up_s() - set_up)),
         models=tuple(notes.models),
         retries=tuple(notes.retries),
         input_tokens=tokens[0],
@@ -201,8 +203,12 @@ def _reported_requests(
         return ({"error": f"the requests could not be reported: {type(exc).__name__}: {exc}"},)
 
 
-Progress = Callable[[int, int, int], None]
-"""Told ``(cases done, total, failures so far)`` each time a case finishes."""
+NOT_RUN = "not run: the run stopped after the first failure (-x/--exitfirst)"
+"""The error of a case ``-x`` never began."""
+
+Progress = Callable[[int, int, int, str], None]
+"""Told ``(done, total, failures so far, unit)`` each time a case attempt finishes;
+``unit`` names what is counted: ``case``, or ``attempt`` when cases are repeated."""
 
 
 def run_cases(
@@ -214,6 +220,7 @@ def run_cases(
     suite: str = "",
     progress: Progress | None = None,
     agent: AgentUnderTest | None = None,
+    exitfirst: bool = False,
 ) -> SuiteReport:
     """Run already admitted cases and collect their reports, in suite order.
 
@@ -233,6 +240,12 @@ def run_cases(
     bridge, one bridge serves the whole run, and is stopped however the run ends;
     a case abandoned at its time limit, or cut short by an interruption, has its
     session closed (a command agent's processes are killed).
+
+    ``exitfirst`` (``-x``) begins no case after one that failed (all of a failing
+    case's attempts still run); the cases never begun are listed as failed with
+    :data:`NOT_RUN`. One case at a time (the replay default) stops at the first
+    failure in suite order; with several at once, those already running finish
+    and are reported. The bridge and the concurrency are the run's, as without it.
     """
     mode.check_config(config, registry.tools.keys())
     agent = agent if agent is not None else configured_agent(registry, config)
@@ -245,13 +258,17 @@ def run_cases(
     reports: list[CaseReport | None] = [None] * len(todo)
     done = failures = 0
 
+    unit = "attempt" if repeats > 1 else "case"
+
     def finished(index: int, report: CaseReport) -> None:
         nonlocal done, failures
         reports[index] = report
         done += 1
         failures += not report.passed
         if progress is not None:
-            progress(done, len(todo), failures)
+            progress(done, len(todo), failures, unit)
+        if exitfirst and not report.passed:  # the rest of this case's attempts still run
+            supervisor.stop_before((index // repeats + 1) * repeats)
 
     def timed_out(index: int) -> CaseReport:
         case = todo[index]
@@ -265,8 +282,9 @@ def run_cases(
 
     def abandoned(index: int) -> CaseReport:
         report = timed_out(index)
+        notes = sessions.diagnostics(index)  # before the close ends what they describe
         if sessions.close(index) and agent.needs_bridge:
-            error = f"{report.error}; the agent under test was stopped"
+            error = "; ".join([f"{report.error}; the agent under test was stopped", *notes])
             report = CaseReport(report.name, report.source, (), error, report.duration_s)
         return report
 
@@ -296,6 +314,14 @@ def run_cases(
         )
         try:
             supervisor.run()
+            if exitfirst and done < len(todo):
+                for index, case in enumerate(todo):
+                    if reports[index] is None:
+                        reports[index] = CaseReport(
+                            case.name, case.source, error=NOT_RUN, ran=False
+                        )
+                if progress is not None:  # what was not run counts as done and failed
+                    progress(len(todo), len(todo), failures + len(todo) - done, unit)
         except KeyboardInterrupt as exc:
             signum = exc.signum if isinstance(exc, SuiteInterrupted) else signal.SIGINT
             unit = "attempt" if repeats > 1 else "case"

@@ -15,6 +15,8 @@ end reports in its own way.
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -56,7 +58,8 @@ class RunRequest:
     ``paths`` are fixture files and suite directories (``PATH...``), else ``suite``
     (``--suite``), else the configuration's ``suite_dir`` is run. ``reports`` are
     ``FORMAT:PATH`` targets; ``None`` keeps the configuration's ``report`` key.
-    ``verbosity`` is -1 (quiet), 0 or 1 (verbose), for formatters that honour it.
+    ``verbosity`` is -1 (quiet), 0 or 1 (verbose), and ``colour`` whether stdout
+    shows colour, for formatters that honour them (report files never get colour).
     """
 
     paths: tuple[Path, ...] = ()
@@ -75,6 +78,7 @@ class RunRequest:
     history: Path | None = None
     no_history: bool = False
     verbosity: int = 0
+    colour: bool = False
 
     def __post_init__(self) -> None:
         if self.paths and self.suite is not None:
@@ -187,7 +191,9 @@ class Session:
         if specs is None:
             try:
                 return resolve(
-                    relative_to(self.loaded.config.report, self.loaded.base_dir), self.registry
+                    relative_to(self.loaded.config.report, self.loaded.base_dir),
+                    self.registry,
+                    origin=self.loaded.field("report"),
                 )
             except ValueError as exc:
                 raise ConfigError(f"{self.loaded.field('report')}: {exc}") from None
@@ -272,7 +278,8 @@ class Session:
         mode = self.named("mode", self.registry.modes, config.mode, request.mode and "--mode")
         targets = self.report_targets(request.reports)
         formatter = self.stdout_formatter(formatter, targets, request.format)
-        return Plan(config, mode, agent, formatter.with_verbosity(request.verbosity), targets)
+        formatter = formatter.with_verbosity(request.verbosity).with_colour(request.colour)
+        return Plan(config, mode, agent, formatter, targets)
 
     def admission(self) -> Plan:
         """What admission needs and nothing more: the configuration's mode and agent
@@ -387,8 +394,8 @@ class Session:
         case runs. A suite that cannot be admitted still gets its report (on stdout
         when the format is machine-readable, and in every file), then its
         :class:`SuiteLoadError` is raised; ``warn`` is told what could not be
-        written then. Ctrl-C while the suite loads returns a report that says so.
-        SIGTERM while cases run stops them as Ctrl-C does (see
+        written then. Ctrl-C or SIGTERM while the suite loads returns a report that
+        says so; SIGTERM while cases run stops them as Ctrl-C does (see
         :func:`~zeroclaw_eval.run.runner.sigterm_interrupts`).
         """
         from zeroclaw_eval.history.recorder import filed_under, open_run_history
@@ -401,6 +408,8 @@ class Session:
         directory = self.suite_dir(request.suite)
         label = self._label(request.paths, directory)
         sharded = (request.shard.index, request.shard.count) if request.shard else None
+        from zeroclaw_eval.run.runner import SuiteInterrupted, sigterm_interrupts
+
         with open_run_history(
             self.loaded,
             request.history,
@@ -409,8 +418,11 @@ class Session:
             filed_under(directory, request.paths, label),
         ) as recorder:
             try:
-                cases = self.admit(plan, request.paths, directory, admitted=admitted)
-                selected, suite_total, selected_total = self._select(request, plan, cases, recorder)
+                with sigterm_interrupts():  # CI cancels a job with SIGTERM, loading or not
+                    cases = self.admit(plan, request.paths, directory, admitted=admitted)
+                    selected, suite_total, selected_total = self._select(
+                        request, plan, cases, recorder
+                    )
             except SuiteLoadError as exc:
                 errors = (str(exc), *exc.problems)
                 failed = SuiteReport(label, (), plan.config.mode, errors, shard=sharded)
@@ -423,21 +435,22 @@ class Session:
                     if warn is not None:
                         warn(str(failure))
                 raise
-            except KeyboardInterrupt:
-                error = "interrupted by SIGINT while the suite loaded: no case was run"
+            except KeyboardInterrupt as interruption:
+                name = "SIGINT"
+                if isinstance(interruption, SuiteInterrupted):
+                    name = signal.Signals(interruption.signum).name
+                error = f"interrupted by {name} while the suite loaded: no case was run"
                 report = SuiteReport(
                     label,
                     (),
                     plan.config.mode,
                     (error,),
                     plan.config.gating,
-                    interrupted="SIGINT",
+                    interrupted=name,
                     shard=sharded,
                 )
                 self._report(plan, report, emit)
                 return report
-            from zeroclaw_eval.run.runner import sigterm_interrupts
-
             with sigterm_interrupts():
                 report = self.run_cases(
                     plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
@@ -481,7 +494,10 @@ class Session:
     def _label(self, paths: Sequence[Path], directory: Path) -> str:
         """How the report names the suite: the suite directory, or the PATH arguments."""
         if not paths:
-            return str(Path(self.shown(directory)))
+            label = str(Path(self.shown(directory)))
+            # The suite is the working directory (suite_dir = "." beside the file):
+            # named by its name, since "." says nothing in a report or a history.
+            return Path(os.path.abspath(directory)).name or label if label == "." else label
         from zeroclaw_eval.selection.select import suite_label
 
         return suite_label([Path(self.shown(path)) for path in paths])

@@ -57,6 +57,17 @@ class OpenSessions:
         with self._lock:
             self._open.pop(index, None)
 
+    def diagnostics(self, index: int) -> list[str]:
+        """What the open sessions of case ``index`` can say about where they are stuck."""
+        with self._lock:
+            sessions = list(self._open.get(index, []))
+        notes = []
+        for session in sessions:
+            with suppress(Exception):  # a note is a courtesy: it never hides the timeout
+                if note := session.diagnostics():
+                    notes.append(note)
+        return notes
+
     def close(self, index: int) -> bool:
         """Close the sessions of case ``index``; whether it had any open."""
         with self._lock:

@@ -30,6 +30,7 @@ class Supervisor(Generic[R]):
     completion order; a job still running after ``timeout_s`` gets
     ``timed_out(index)`` instead. ``started`` holds the indexes of every job begun,
     so an interrupted caller can tell the jobs cut short from those never begun.
+    :meth:`stop_before` lets ``finished`` end the run early (``-x``).
     """
 
     def __init__(
@@ -51,6 +52,7 @@ class Supervisor(Generic[R]):
         self._timeout_s = timeout_s
         self._lock = threading.Condition()
         self._next = 0
+        self._end = count  # no job from this index on is begun
         self._done = 0
         self._running: dict[int, tuple[int, float]] = {}  # worker -> (job, deadline)
         self._serial = 0
@@ -65,22 +67,33 @@ class Supervisor(Generic[R]):
             for _ in range(self._workers):
                 self._hire()
             try:
-                while self._done < self.count:
+                while self._done < self._end:
                     now = time.monotonic()
                     for worker, (index, deadline) in list(self._running.items()):
                         if deadline <= now:
                             del self._running[worker]  # abandoned: its result is dropped
                             self._record(index, self._timed_out(index))
                             self._hire()
-                    if self._done < self.count:
+                    if self._done < self._end:
                         earliest = min((d for _, d in self._running.values()), default=now + 1)
                         self._lock.wait(max(earliest - now, 0.001))
             finally:
                 self._next = self.count  # no worker takes another job
                 self._running.clear()  # and none reports the one it has
 
+    def stop_before(self, index: int) -> None:
+        """Begin no job from ``index`` on; the jobs already begun still finish.
+
+        Jobs are begun in index order, so every job before ``index`` still runs.
+        Call it from ``finished`` (it holds the supervisor's lock).
+        """
+        with self._lock:
+            self._end = min(self._end, max(index, self._next))
+            if self._done >= self._end:
+                self._lock.notify_all()
+
     def _hire(self) -> None:
-        if self._next < self.count:
+        if self._next < self._end:
             self._serial += 1
             name = f"zeroclaw-eval worker {self._serial}"
             threading.Thread(
@@ -90,7 +103,7 @@ class Supervisor(Generic[R]):
     def _work(self, worker: int) -> None:
         while True:
             with self._lock:
-                if self._next >= self.count:
+                if self._next >= self._end:
                     return
                 index = self._next
                 self._next += 1
@@ -105,5 +118,5 @@ class Supervisor(Generic[R]):
     def _record(self, index: int, result: R) -> None:
         self._finished(index, result)
         self._done += 1
-        if self._done == self.count:
+        if self._done >= self._end:
             self._lock.notify_all()

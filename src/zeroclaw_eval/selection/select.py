@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from zeroclaw_eval.case.suite import admit_files, fixture_paths
 from zeroclaw_eval.errors import SuiteLoadError
+from zeroclaw_eval.report.model import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import AgentUnderTest
@@ -117,7 +118,7 @@ def select(
         chosen = [case for case in chosen if keyword.evaluate(substring_matcher(*case_names(case)))]
         if not chosen:
             raise SelectionError(
-                f"-k {keyword.text!r} matched none of the {len(cases)} cases: "
+                f"-k {keyword.text!r} matched none of the {plural(len(cases), 'case')}: "
                 "a run of no cases is never green"
             )
     matched = len(chosen)
@@ -127,7 +128,7 @@ def select(
         chosen = shard(chosen, spec.index, spec.count, durations)
         if not chosen:
             raise SelectionError(
-                f"--shard {spec}: no case falls in this shard ({matched} cases for "
-                f"{spec.count} shards): use at most {matched} shards"
+                f"--shard {spec}: no case falls in this shard ({plural(matched, 'case')} for "
+                f"{spec.count} shards): use at most {plural(matched, 'shard')}"
             )
     return Selected(chosen, len(cases), spec, matched)

@@ -9,7 +9,11 @@ exactly one shard.
 Without durations, shards are contiguous runs of that order whose sizes differ by
 at most one. With durations (case name -> seconds, from a run history), cases are
 dealt greedily, longest first, to the shard with the least work so far; a case
-with no recorded duration counts as the mean of those recorded.
+with no recorded duration counts as the mean of those recorded. A duration under
+:data:`NOISE_FLOOR_S` counts as that floor: below it a recording says more about
+the machine (a scheduler pause, another process) than about the case, and one
+such hiccup among sub-millisecond cases must not leave a shard with one case
+while the others split the rest.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ class Named(Protocol):
 
 
 C = TypeVar("C", bound=Named)
+
+#: The least a recorded duration weighs, in seconds (see the module's docstring).
+NOISE_FLOOR_S = 0.01
 
 
 @dataclass(frozen=True)
@@ -105,9 +112,10 @@ def shard(
 
 
 def _usable(durations: Mapping[str, float]) -> dict[str, float]:
-    """The recorded durations that can weigh a case: finite and not negative."""
+    """The recorded durations that can weigh a case (finite and not negative), each at
+    least :data:`NOISE_FLOOR_S`."""
     return {
-        name: float(seconds)
+        name: max(float(seconds), NOISE_FLOOR_S)
         for name, seconds in durations.items()
         if isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds >= 0
     }

@@ -26,6 +26,8 @@ import threading
 from dataclasses import dataclass
 from typing import IO
 
+from zeroclaw_eval.util.warmup import setting_up
+
 #: Seconds one search may take. Searches in fixtures are linear in practice
 #: (milliseconds even over megabytes); this only ends the pathological ones.
 TIMEOUT_S = 2.0
@@ -153,7 +155,8 @@ def search(pattern: str, text: str, timeout_s: float = TIMEOUT_S) -> Outcome:
     with _lock:
         try:
             if _worker is None:
-                _worker = _Worker()
+                with setting_up():  # not the time of the case that searched first
+                    _worker = _Worker()
             outcome = _worker.search(pattern, text, timeout_s)
         except (OSError, ValueError) as exc:  # it could not start, died, or garbled a reply
             outcome = Error(f"the regex process failed: {exc}")

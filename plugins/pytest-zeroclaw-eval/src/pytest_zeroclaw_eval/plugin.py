@@ -97,12 +97,17 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"zeroclaw-eval: {one_line(str(exc))}") from None
     if given:
         # The suites given on the command line are what to run: they replace the
-        # default arguments (testpaths, the current directory), or add to explicit ones.
+        # default arguments (testpaths, the current directory), or add to explicit ones;
+        # a suite something on the command line already lies in (a fixture, a node id
+        # such as suite/case.json::case) is not added whole: that narrows it.
         if config.args_source != pytest.Config.ArgsSource.ARGS:
             config.args[:] = []
-        present = {Path(arg).resolve() for arg in config.args}
+        named = [
+            (config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args
+        ]
         for suite in suites[: len(given)]:
-            if suite.resolve() not in present:
+            where = suite.resolve()
+            if not any(path == where or where in path.parents for path in named):
                 config.args.append(str(suite))
 
 

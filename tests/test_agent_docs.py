@@ -1,0 +1,94 @@
+"""docs/AGENTS.md and docs/RUN_RECORD.md stay true: every configuration key they
+name exists with the default they give, their configuration examples load, the
+async agent example runs through the bridge as written, and the run record's
+tables list exactly the fields of the code."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+from zeroclaw_eval.config import AgentTable, load_config
+from zeroclaw_eval.grading.record import RecordedCall, RunRecord
+
+from .bridged_helpers import case_errors, run, write_suite
+from .conftest import PROJECT
+
+AGENTS = (PROJECT / "docs" / "AGENTS.md").read_text(encoding="utf-8")
+RUN_RECORD = (PROJECT / "docs" / "RUN_RECORD.md").read_text(encoding="utf-8")
+README = (PROJECT / "README.md").read_text(encoding="utf-8")
+
+
+def blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, re.DOTALL)
+
+
+def test_the_readme_agent_section_links_the_page() -> None:
+    section = README.split("\n## Putting your own agent under test\n", 1)[1].split("\n## ", 1)[0]
+    assert "(docs/AGENTS.md)" in section
+    assert "(docs/RUN_RECORD.md)" in README
+
+
+def test_every_configuration_example_loads_and_names_real_keys(tmp_path: Path) -> None:
+    examples = blocks(AGENTS, "toml")
+    assert len(examples) == 2
+    defaults = 0
+    for number, example in enumerate(examples):
+        config = tmp_path / f"example{number}.toml"
+        config.write_text(example, encoding="utf-8")
+        loaded = load_config(config).config
+        assert isinstance(loaded.agent, AgentTable)
+        for key, value, note in re.findall(r"^(\w+) = (.+?)( +# the default)?$", example, re.M):
+            assert key in AgentTable.model_fields, key
+            if note:
+                assert AgentTable.model_fields[key].default == float(value), key
+                defaults += 1
+    assert defaults == 2  # grace_s and first_reply_timeout_s
+
+
+def test_every_key_named_in_the_text_is_a_key_of_the_agent_table() -> None:
+    named = set(re.findall(r"`([a-z_]+_s|max_concurrency|factory|command|env)`", AGENTS))
+    assert named <= {*AgentTable.model_fields, "case_timeout_s"}, named - set(
+        AgentTable.model_fields
+    )
+    assert {"grace_s", "first_reply_timeout_s", "case_timeout_s"} <= named
+
+
+def test_the_async_agent_example_runs_as_written(tmp_path: Path) -> None:
+    (example,) = blocks(AGENTS, "python")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "doc_async_agent.py").write_text(example, encoding="utf-8")
+    config = project / "zeroclaw.toml"
+    config.write_text('[eval.agent]\nfactory = "doc_async_agent:make_agent"\n', encoding="utf-8")
+    turns = [
+        {"user_input": "Hi", "steps": [{"response": {"type": "text", "content": "hello"}}]},
+        {"user_input": "Again", "steps": [{"response": {"type": "text", "content": "again"}}]},
+    ]
+    case = {"model_name": "async", "turns": turns, "expects": {"response_contains": ["again"]}}
+    suite = write_suite(tmp_path / "suite", case)
+    result = run(config, suite, "--format", "json")
+    assert (result.exit_code, case_errors(result)) == (0, {"async": None}), result.stdout
+    assert json.loads(result.stdout)["cases"][0]["passed"] is True
+
+
+def table_fields(heading: str) -> list[str]:
+    section = RUN_RECORD.split(f"\n## `{heading}`\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `(\w+)(?:\(\w+\))?` \|", section, re.MULTILINE)
+
+
+def public_surface(kind: type) -> list[str]:
+    fields = [field.name for field in dataclasses.fields(kind)]
+    extra = [
+        name
+        for name, value in vars(kind).items()
+        if not name.startswith("_") and (isinstance(value, property) or callable(value))
+    ]
+    return fields + extra
+
+
+def test_the_run_record_tables_list_exactly_the_fields_of_the_code() -> None:
+    assert table_fields("RunRecord") == public_surface(RunRecord)
+    assert table_fields("RecordedCall") == public_surface(RecordedCall)

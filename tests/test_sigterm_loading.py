@@ -1,0 +1,34 @@
+"""SIGTERM (how CI cancels a job) while the suite loads: a report saying so, as Ctrl-C
+gets, and the exit status of a process that signal ended."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from .test_faults import faulty_env, finish, start_loading
+
+__all__ = ["faulty_env"]  # the fixture, used by name
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_while_the_suite_loads_gives_an_interrupted_report_and_exits_143(
+    tmp_path: Path, faulty_env: dict[str, str]
+) -> None:
+    process = start_loading(
+        tmp_path, faulty_env, "run", "--format", "json", "--report", "text:out.txt"
+    )
+    process.send_signal(signal.SIGTERM)
+    code, stdout, stderr = finish(process)
+
+    assert code == 143
+    assert "Traceback" not in stderr
+    document = json.loads(stdout)
+    assert document["interrupted"] == "SIGTERM"
+    assert document["errors"] == ["interrupted by SIGTERM while the suite loaded: no case was run"]
+    written = (tmp_path / "out.txt").read_text(encoding="utf-8")
+    assert written.startswith("error: interrupted by SIGTERM while the suite loaded")
