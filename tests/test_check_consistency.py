@@ -81,7 +81,7 @@ def test_an_expectation_the_script_can_never_meet_is_an_error(
     status, lines = check(project(tmp_path, expects))
     assert status == 1
     assert f"Error: suite/case0.json: {line}" in lines
-    assert "1/1 fixtures have expectations their script can never satisfy" in lines
+    assert "1 of 1 fixture has expectations the script can never satisfy" in lines
 
 
 def test_a_consistent_fixture_passes(tmp_path: Path) -> None:

@@ -202,7 +202,7 @@ def test_check_names_a_vacuous_fixture(tmp_path: Path) -> None:
         "Error: suite/b.json: expects.max_tool_calls=0: the script makes 1 tool call: "
         "can never pass",
         "1 of 2 fixtures is vacuous",
-        "1 of 2 fixtures has expectations their script can never satisfy",
+        "1 of 2 fixtures has expectations the script can never satisfy",
     ]
 
 

@@ -74,7 +74,7 @@ def check(
             verb = "has" if len(contradicted) == 1 else "have"
             click.echo(
                 f"{len(contradicted)} of {plural(len(cases), 'fixture')} {verb} expectations "
-                "their script can never satisfy",
+                "the script can never satisfy",
                 err=True,
             )
         if vacuous or contradicted:
