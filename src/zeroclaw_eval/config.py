@@ -15,7 +15,7 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     BaseModel,
@@ -124,6 +124,10 @@ class AgentTable(BaseModel):
     max_concurrency: int | None = Field(None, ge=1)
     """How many cases run at once: in replay exactly this many (default 1); in live
     mode no more than ``[eval.live] max_concurrency`` either."""
+    tools: Literal["own", "served"] = "own"
+    """``own``: the agent runs tools of its own; ``served``: it takes the case's tools
+    from the harness's MCP server (a factory's ``mcp_url=``, a command's
+    ``ZEROCLAW_EVAL_MCP_URL``), so what it dispatched is graded."""
 
     @field_validator("factory")
     @classmethod

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     from zeroclaw_eval.bridge.wire import BridgeRequest
     from zeroclaw_eval.case.fixture import LlmTrace
     from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.errors import RunError
     from zeroclaw_eval.grading.record import RunRecord
     from zeroclaw_eval.modes.base import CaseProvider
-    from zeroclaw_eval.protocol import ModelReply, Tool
+    from zeroclaw_eval.protocol import ModelReply, Tool, ToolResult
 
 #: The agent run when neither ``[eval].agent`` nor ``--agent`` names one.
 DEFAULT_AGENT = "reference"
@@ -73,6 +74,42 @@ class RouteOpener(Protocol):
     def open_route(self, label: str, answer: Callable[[BridgeRequest], ModelReply]) -> Route: ...
 
 
+class ToolRoute(Protocol):
+    """One case attempt's private MCP endpoint on the run's tool server.
+
+    ``url`` is the streamable-HTTP endpoint the agent's MCP client connects to;
+    ``errors`` one line per request refused on it (malformed JSON-RPC, a call the
+    case's ``dispatch`` refused, a call after the case ended...), in order.
+    :meth:`close` stops serving it; idempotent.
+    """
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def errors(self) -> Sequence[str]: ...
+
+    def close(self) -> None: ...
+
+
+class ToolRouteOpener(Protocol):
+    """What an agent may ask of the run's loopback MCP tool server: a route of its own.
+
+    ``tools`` are listed to the agent's MCP client; ``dispatch`` runs each
+    ``tools/call`` (name, arguments), one at a time, and raises
+    :class:`~zeroclaw_eval.errors.RunError` to refuse one; ``where`` says where the
+    case is (``"turn 1"``), to prefix the route's errors.
+    """
+
+    def open_route(
+        self,
+        label: str,
+        tools: Mapping[str, Tool],
+        dispatch: Callable[[str, dict[str, Any]], ToolResult],
+        where: Callable[[], str] = ...,
+    ) -> ToolRoute: ...
+
+
 @dataclass(frozen=True)
 class ModelSide:
     """Everything one case attempt offers the agent under test, and nothing of the fixture.
@@ -82,7 +119,9 @@ class ModelSide:
     its own ignores them); ``max_tool_iterations`` the model round trips asking
     for tools one turn may take, for an agent loop that honours it; ``bridge``
     opens routes of the run's loopback model bridge, for agents whose
-    :attr:`AgentUnderTest.needs_bridge` is true (``None`` otherwise). ``case``
+    :attr:`AgentUnderTest.needs_bridge` is true (``None`` otherwise);
+    ``tool_server`` opens routes of the run's MCP tool server, which serve
+    ``tools``, for agents whose :attr:`AgentUnderTest.serves_tools` is true. ``case``
     names the case in error messages only.
     """
 
@@ -91,6 +130,7 @@ class ModelSide:
     tools: Mapping[str, Tool]
     max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS
     bridge: RouteOpener | None = None
+    tool_server: ToolRouteOpener | None = None
 
 
 class AgentSession(ABC):
@@ -130,9 +170,14 @@ class AgentUnderTest(ABC):
     """Whether the agent talks to the model over HTTP: then the run starts one
     loopback model bridge (:mod:`zeroclaw_eval.bridge`) and stops it when it ends."""
 
-    own_tools: ClassVar[bool] = False
+    own_tools: bool = False
     """Whether the agent runs tools of its own instead of the harness's: then the
     harness's tool offer (``[eval.live] allowed_tools``) does not apply to it."""
+
+    serves_tools: bool = False
+    """Whether the agent takes the case's tools from the harness over MCP: then the
+    run starts one loopback MCP tool server (:mod:`zeroclaw_eval.toolserver`) and
+    stops it when it ends."""
 
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType({})
     """Expectation families this agent cannot make observable, each with the reason.
@@ -180,6 +225,15 @@ class AgentUnderTest(ABC):
         Raise :class:`~zeroclaw_eval.errors.ConfigError` naming the key. Does
         nothing by default.
         """
+
+    def steps_left_unused(self, error: RunError) -> RunError:
+        """The run error for a turn this agent ended with scripted steps unused.
+
+        ``error`` names the turn and the first unused step and blames the
+        fixture, as the reference loop asks the model whenever it should; an
+        agent that may answer without asking says so instead.
+        """
+        return error
 
     @abstractmethod
     def start(self, side: ModelSide) -> AgentSession:

@@ -2,7 +2,9 @@
 
 One process per case attempt, in its own process group, in the case workspace,
 with the harness's environment plus ``env`` and the bridge route:
-``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``ZEROCLAW_EVAL_WORKSPACE``. The
+``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``ZEROCLAW_EVAL_WORKSPACE`` (and
+``ZEROCLAW_EVAL_MCP_URL``, the case's MCP endpoint, when ``[eval.agent] tools =
+"served"``). The
 protocol is JSON lines, UTF-8, one object per line::
 
     harness -> agent (stdin):  {"type": "turn", "turn": 0, "user_input": "Echo hello"}
@@ -35,6 +37,9 @@ from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.workspace import case_workspace
+
+#: The variable holding the case's MCP endpoint, when ``[eval.agent] tools = "served"``.
+MCP_URL_ENV = "ZEROCLAW_EVAL_MCP_URL"
 
 #: The longest line the agent may print on stdout.
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -100,7 +105,7 @@ class CommandSession(BridgedSession):
     """One agent process for one case attempt."""
 
     def __init__(self, side: ModelSide, agent: CommandAgent) -> None:
-        super().__init__(side)
+        super().__init__(side, serve_tools=agent.serves_tools)
         self._agent = agent
         self._lock = threading.Lock()
         self._owner = threading.current_thread()
@@ -117,6 +122,8 @@ class CommandSession(BridgedSession):
             "ANTHROPIC_API_KEY": self.route.api_key,
             "ZEROCLAW_EVAL_WORKSPACE": str(workspace),
         }
+        if self.mcp_url is not None:  # [eval.agent] tools = "served"
+            env[MCP_URL_ENV] = self.mcp_url
         try:
             self.process = subprocess.Popen(
                 agent.argv,
@@ -129,7 +136,7 @@ class CommandSession(BridgedSession):
             )
         except OSError as exc:
             self._stderr.close()
-            self.route.close()
+            self._close_routes()
             raise RunError(
                 f"the agent command {agent.shown} could not start: {exc.strerror or exc}"
             ) from None

@@ -81,7 +81,7 @@ class Agent:
         if tool is None:
             result = ToolResult(f"unknown tool '{request.name}'", success=False)
         else:
-            result = _run_tool(tool, request.arguments)
+            result = run_tool(tool, request.arguments)
         return RecordedCall(
             turn=turn,
             call_id=request.call_id,
@@ -92,7 +92,7 @@ class Agent:
         )
 
 
-def _run_tool(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
+def run_tool(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
     """Call a tool, turning whatever goes wrong into a failed result naming it."""
     try:
         result = tool.run(dict(arguments))

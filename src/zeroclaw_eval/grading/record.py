@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.report.model import CheckResult
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,15 @@ class RunRecord:
     def calls_to(self, tool: str) -> list[RecordedCall]:
         """The calls to ``tool``, in dispatch order: what ``call_index`` counts in."""
         return [call for call in self.calls if call.name == tool]
+
+    def certified_checks(self) -> tuple[CheckResult, ...]:
+        """Checks the run itself brings, graded beside the fixture's expectations.
+
+        None by default; an agent that sees both sides of a boundary (the tools it
+        was served over MCP, and the model's side) brings the checks that the two
+        agree (:mod:`zeroclaw_eval.agents.served`).
+        """
+        return ()
 
 
 def empty_run() -> RunRecord:

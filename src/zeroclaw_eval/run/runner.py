@@ -30,17 +30,17 @@ from zeroclaw_eval.case.suite import load_suite
 from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.grading.record import RunRecord
-from zeroclaw_eval.modes.base import RunMode
+from zeroclaw_eval.modes.base import RunMode, StepsLeftUnused
 from zeroclaw_eval.modes.notes import collecting
 from zeroclaw_eval.plugins.manager import get_plugin_manager
 from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport, plural
-from zeroclaw_eval.run.sessions import OpenSessions, model_bridge, workers
+from zeroclaw_eval.run.sessions import OpenSessions, model_bridge, tool_server, workers
 from zeroclaw_eval.run.supervise import Supervisor
 from zeroclaw_eval.workspace import fresh_workspace
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.agents.base import RouteOpener
+    from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -84,12 +84,15 @@ def execute(
     *,
     agent: AgentUnderTest | None = None,
     bridge: RouteOpener | None = None,
+    tool_server: ToolRouteOpener | None = None,
     opened: Callable[[AgentSession], None] | None = None,
 ) -> RunRecord:
     """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
 
     ``agent`` defaults to the one ``config`` selects; ``bridge`` opens routes of the
-    run's model bridge, for an agent that needs one. The runner brackets each turn on the
+    run's model bridge, for an agent that needs one, ``tool_server`` of the run's MCP
+    tool server, for an agent served its tools. The fixture's scripted tool
+    results take the place of the tools they name. The runner brackets each turn on the
     mode's provider, so a turn that ends before its scripted steps are used is a
     run error whatever the agent. ``opened`` is told the session as soon as it
     exists, so that a case abandoned from another thread can be closed.
@@ -97,16 +100,32 @@ def execute(
     agent = agent if agent is not None else configured_agent(registry, config)
     provider = mode.provider(case.trace, config)
     tools = mode.tools(registry.make_tools(), config)
-    side = ModelSide(case.name, provider, tools, config.max_tool_iterations, bridge)
+    script = None
+    if case.trace.tool_results is not None:
+        from zeroclaw_eval.case.scripted import ToolScript  # only fixtures that script
+
+        script = ToolScript(case.trace.tool_results)
+        tools = script.tools(tools)
+    side = ModelSide(case.name, provider, tools, config.max_tool_iterations, bridge, tool_server)
     session = agent.start(side)
     try:
         if opened is not None:
             opened(session)
         for index, turn in enumerate(case.trace.turns):
             provider.begin_turn(index)
+            if script is not None:
+                script.begin_turn(index)
             session.run_turn(index, turn.user_input)
-            provider.end_turn(index)
-        return session.record()
+            if script is not None:
+                script.check()
+            try:
+                provider.end_turn(index)
+            except StepsLeftUnused as unused:
+                raise agent.steps_left_unused(unused) from None
+        record = session.record()
+        if script is not None:
+            script.finish()
+        return record
     finally:
         session.close()
 
@@ -128,6 +147,7 @@ def attempt(
     *,
     agent: AgentUnderTest | None = None,
     bridge: RouteOpener | None = None,
+    tool_server: ToolRouteOpener | None = None,
     opened: Callable[[AgentSession], None] | None = None,
 ) -> CaseReport:
     """Run and grade one case on this thread, turning every failure into its report.
@@ -144,10 +164,17 @@ def attempt(
         try:
             with fresh_workspace():
                 record = execute(
-                    case, mode, registry, config, agent=agent, bridge=bridge, opened=opened
+                    case,
+                    mode,
+                    registry,
+                    config,
+                    agent=agent,
+                    bridge=bridge,
+                    tool_server=tool_server,
+                    opened=opened,
                 )
                 tokens = (record.input_tokens, record.output_tokens)
-                checks = case.grade(record)
+                checks = case.grade(record) + record.certified_checks()
         except RunError as exc:
             error = f"case {case.name!r}: {exc}"
         except BaseException as exc:  # a tool, provider or mode bug fails this case only
@@ -234,7 +261,7 @@ def run_cases(
             report = CaseReport(report.name, report.source, (), error, report.duration_s)
         return report
 
-    with model_bridge(agent.needs_bridge) as bridge:
+    with model_bridge(agent.needs_bridge) as bridge, tool_server(agent.serves_tools) as tools:
 
         def job(index: int) -> CaseReport:
             try:
@@ -245,6 +272,7 @@ def run_cases(
                     config,
                     agent=agent,
                     bridge=bridge,
+                    tool_server=tools,
                     opened=lambda session: sessions.add(index, session),
                 )
             finally:
