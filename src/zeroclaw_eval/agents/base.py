@@ -89,6 +89,9 @@ class ToolRoute(Protocol):
     @property
     def errors(self) -> Sequence[str]: ...
 
+    def settle(self) -> None:
+        """Wait until the call being run on the route, if any, is settled."""
+
     def close(self) -> None: ...
 
 

@@ -102,7 +102,8 @@ class ServedTools:
         return result
 
     def error(self) -> RunError | None:
-        """The first failure on the route, if any."""
+        """The first failure on the route, if any, once the call in flight is settled."""
+        self.route.settle()
         return RunError(self.route.errors[0]) if self.route.errors else None
 
     def record(self, wire: RunRecord) -> ServedRecord:

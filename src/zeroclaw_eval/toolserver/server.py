@@ -102,6 +102,12 @@ class ToolRoute:
     def dispatch(self, name: str, arguments: dict[str, Any]) -> Any:
         return self._dispatch(name, arguments)
 
+    def settle(self) -> None:
+        """Wait for the call being run on this route, if any, to be settled (its
+        failure, if it fails, recorded): what the case saw is then complete."""
+        with self.lock:
+            pass
+
     def fail(self, message: str) -> None:
         """Keep one line saying what went wrong, prefixed with where the case was."""
         where = self._where()
@@ -353,18 +359,20 @@ class _Handler(BaseHTTPRequestHandler):
         if not message.expects_reply:
             self._reply(202, None)
             return
-        with route.lock:
+        with route.lock:  # held until the call is settled: see ToolRoute.settle
             try:
                 reply = answer(message, route.tools, route.dispatch)
             except ProtocolError as error:
                 if error.code == RUN_ERROR:
                     route.fail(error.message)
                 reply = error.reply()
-        if message.method == "tools/call" and self._peer_gone():
-            name = message.params.get("name")
-            route.fail(f"the agent hung up before the result of its tools/call to {name!r} came")
-            self.close_connection = True
-            return
+            if message.method == "tools/call" and self._peer_gone():
+                name = message.params.get("name")
+                route.fail(
+                    f"the agent hung up before the result of its tools/call to {name!r} came"
+                )
+                self.close_connection = True
+                return
         self._reply(200, reply)
 
     # --- helpers ---------------------------------------------------------------------
@@ -380,7 +388,7 @@ class _Handler(BaseHTTPRequestHandler):
         session = self.headers.get(SESSION_HEADER)
         owner = self.server.tools.session_route(session) if session else None
         if owner is not None:
-            owner.fail("a request on another case's MCP route (its session belongs here)")
+            owner.fail("a request on an MCP route that is not its case's")
         self._reply(404, error_reply(None, INVALID_REQUEST, "no such MCP route"))
 
     def _initialize(self, route: ToolRoute, request_id: Any, params: Any) -> None:
@@ -406,8 +414,8 @@ class _Handler(BaseHTTPRequestHandler):
             return True
         owner = self.server.tools.session_route(session)
         if owner is not None and owner is not route:
-            owner.fail("a request on another case's MCP route (its session belongs elsewhere)")
-            route.fail("a request carrying another case's MCP session")
+            # The case at fault is the session's: the route's own case did nothing.
+            owner.fail(f"a request on another case's MCP route (case {route.label!r})")
         else:
             route.fail("a request with an unknown or ended MCP session")
         self._reply(404, error_reply(request_id, INVALID_REQUEST, "no such session"))

@@ -1,0 +1,252 @@
+"""A team's agent served the case's tools over MCP: graded on what it dispatched.
+
+The example agents of ``examples/agents/mcp_tools/`` (the official ``openai`` and
+``mcp`` SDKs, and the OpenAI Agents SDK) run as real subprocesses of the CLI;
+the faults are raised by ``tests/agents/mcp_fault_agent.py``, a raw HTTP client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval import hookimpl
+from zeroclaw_eval.protocol import ToolResult
+
+from .bridged_helpers import case_errors, configure, factory, run, write_suite
+from .cli_process import json_report
+from .conftest import PROJECT, echo_case, zeroclaw
+
+MCP_TOOLS = PROJECT / "examples" / "agents" / "mcp_tools"
+PATH_ENV = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def run_example(config: Path) -> tuple[int, dict[str, Any]]:
+    result = zeroclaw(
+        "eval", "run", "--config", config, "--format", "json", env=PATH_ENV, timeout=300
+    )
+    assert "Traceback" not in result.stderr
+    return result.returncode, json_report(result)
+
+
+def failed_checks(report: dict[str, Any]) -> dict[str, list[str]]:
+    return {
+        case["name"]: [check["check"] for check in case["checks"] if not check["passed"]]
+        for case in report["cases"]
+        if not case["passed"]
+    }
+
+
+@pytest.mark.parametrize(
+    "config",
+    ["zeroclaw.toml", "as-command.toml", "sdk.toml"],
+    ids=["openai-and-mcp-in-process", "openai-and-mcp-as-command", "openai-agents-sdk"],
+)
+def test_an_agent_taking_its_tools_over_mcp_passes_on_what_it_dispatched(config: str) -> None:
+    status, report = run_example(MCP_TOOLS / config)
+
+    assert [case["error"] for case in report["cases"]] == [None] * 3
+    assert failed_checks(report) == {}
+    checks = {check["check"] for case in report["cases"] for check in case["checks"]}
+    # Graded from the MCP side: the dispatched arguments, the tools' own error flags,
+    # and the pairing of both sides of the boundary.
+    assert {
+        'tool_arguments_contain: weather "\\"Oslo\\""',
+        "all_tools_succeeded: false",
+        "served_tools: requested calls dispatched",
+        "served_tools: dispatches requested",
+        "served_tools: arguments as requested",
+        "served_tools: results sent back",
+    } <= checks
+    assert status == 0
+
+
+ARGS = "served_tools: arguments as requested"
+
+
+@pytest.mark.parametrize(
+    ("config", "expected_checks", "expected_errors"),
+    [
+        (
+            "rewriting.toml",
+            {
+                "served-echo-hello": [
+                    'tool_arguments_contain: echo[0] "\\"hello\\""',
+                    'tool_results_contain: echo[0] "hello"',
+                    ARGS,
+                ],
+                "served-weather-scripted": ['tool_arguments_contain: weather "\\"Paris\\""', ARGS],
+                "served-weather-outage-then-echo": [
+                    'tool_arguments_contain: weather "\\"Oslo\\""',
+                    'tool_arguments_contain: echo "\\"sorry\\""',
+                    ARGS,
+                ],
+            },
+            {},
+        ),
+        (
+            "lying.toml",
+            {"served-weather-outage-then-echo": ["served_tools: results sent back"]},
+            {},
+        ),
+        (
+            "lazy.toml",
+            {
+                "served-echo-hello": [
+                    "exact_tool_calls: 1",
+                    'tool_arguments_contain: echo[0] "\\"hello\\""',
+                    'tool_results_contain: echo[0] "hello"',
+                    "served_tools: requested calls dispatched",
+                ]
+            },
+            {
+                # The script's result for the tool it never called is left over.
+                "served-weather-scripted": "case 'served-weather-scripted': after the last "
+                "turn (turn 0): tool_results.weather[0] left unused: the agent made 0 calls "
+                "to 'weather' of 1 scripted",
+                "served-weather-outage-then-echo": "case 'served-weather-outage-then-echo': "
+                "after the last turn (turn 1): tool_results.weather[0] left unused: the agent "
+                "made 0 calls to 'weather' of 1 scripted",
+            },
+        ),
+    ],
+    ids=["rewrites-an-argument", "lies-about-an-error", "never-dispatches"],
+)
+def test_a_broken_served_agent_fails_for_the_reason_its_bug_gives(
+    config: str, expected_checks: dict[str, list[str]], expected_errors: dict[str, str]
+) -> None:
+    status, report = run_example(MCP_TOOLS / config)
+
+    assert status == 1
+    errors = {case["name"]: case["error"] for case in report["cases"] if case["error"]}
+    assert errors == expected_errors
+    assert failed_checks(report) == {
+        name: checks for name, checks in expected_checks.items() if name not in expected_errors
+    } | {name: [] for name in expected_errors}
+
+
+# --- faults on the MCP route: one line on the right case, the suite goes on ----------------
+
+
+def text_case(name: str, user_input: str = "go", **extra: Any) -> dict[str, Any]:
+    """One turn the model answers with text; the agent's MCP doings are the test."""
+    steps = [{"response": {"type": "text", "content": f"answered {user_input}"}}]
+    return {
+        "model_name": name,
+        "turns": [{"user_input": user_input, "steps": steps}],
+        "expects": {"response_contains": ["answered"]},
+        **extra,
+    }
+
+
+class WaitForFile:
+    """A tool that says it started (``PATH.started``), then returns once the file
+    ``path`` names exists (10 s at most)."""
+
+    name = "wait_for_file"
+    description = "Wait for a file."
+    parameters: dict[str, Any] = {"type": "object", "properties": {"path": {"type": "string"}}}
+
+    def run(self, arguments: dict[str, Any]) -> ToolResult:
+        path = Path(arguments["path"])
+        path.with_suffix(".started").write_text("", encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return ToolResult("the file is there")
+
+
+class WaitingTools:
+    @hookimpl
+    def zeroclaw_eval_register_tools(self, register: Any) -> None:
+        register(WaitForFile.name, WaitForFile)
+
+
+def served(spec: str) -> str:
+    return f'{factory(spec)}\ntools = "served"'
+
+
+def run_faulty(tmp_path: Path, spec: str, *cases: dict[str, Any], concurrency: int = 1) -> Any:
+    from zeroclaw_eval.testing import run_cli
+
+    agent = f"{served(spec)}\nmax_concurrency = {concurrency}"
+    config = configure(tmp_path / "project", agent)
+    suite = write_suite(tmp_path / "suite", *cases)
+    args = ["eval", "run", "--config", str(config), "--suite", str(suite), "--format", "json"]
+    return run_cli(args, WaitingTools())
+
+
+@pytest.mark.parametrize(
+    ("spec", "extra", "error"),
+    [
+        (
+            "make_hang_up",
+            {},
+            "turn 0: the agent hung up before the result of its tools/call to 'wait_for_file' came",
+        ),
+        (
+            "make_malformed",
+            {},
+            "turn 0: malformed JSON-RPC: the body is not JSON (Expecting property name "
+            "enclosed in double quotes: line 1 column 2 (char 1))",
+        ),
+        (
+            "make_late",
+            {},
+            "after the last turn: the agent called 'echo' over MCP after its case's last "
+            "turn ended",
+        ),
+        (
+            "make_oversized",
+            {"tool_results": {"big": [{"result": "x" * 1_000_001}]}},
+            "turn 0: tool 'big' returned 1000001 characters, more than the 1000000 a served "
+            "result may carry: it was not sent",
+        ),
+    ],
+    ids=["disconnect-mid-call", "malformed-json-rpc", "call-after-the-case-ended", "oversized"],
+)
+def test_a_fault_on_the_mcp_route_is_one_line_on_its_case(
+    tmp_path: Path, spec: str, extra: dict[str, Any], error: str
+) -> None:
+    faulty = text_case("faulty", **extra)
+    if "tool_results" in extra:  # the scripted result must be reachable by a scripted call
+        faulty["turns"][0]["steps"].insert(
+            0,
+            {"response": {"type": "tool_calls", "tool_calls": [
+                {"id": "b", "name": "big", "arguments": {}}]}},
+        )  # fmt: skip
+        faulty["turns"][0]["steps"][-1]["response"]["content"] = "answered go"
+    result = run_faulty(tmp_path, f"mcp_fault_agent:{spec}", faulty)
+    assert result.exit_code == 1, result.stdout
+    assert case_errors(result) == {"faulty": f"case 'faulty': {error}"}
+
+
+def test_a_request_on_another_cases_route_fails_the_case_that_made_it(tmp_path: Path) -> None:
+    result = run_faulty(
+        tmp_path,
+        "mcp_fault_agent:make_by_input",
+        text_case("crossing", "cross"),
+        text_case("crossed", "victim"),
+        concurrency=2,
+    )
+    assert result.exit_code == 1, result.stdout
+    assert case_errors(result) == {
+        "crossing": "case 'crossing': turn 0: a request on another case's MCP route "
+        "(case 'crossed')",
+        "crossed": None,
+    }
+
+
+def test_an_agent_with_tools_of_its_own_is_not_served_any(tmp_path: Path) -> None:
+    # The default: the agent's own tools, no MCP server, the wire's evidence.
+    config = configure(tmp_path / "project", factory("echo_agent:make_agent"))
+    result = run(config, write_suite(tmp_path / "suite", echo_case()), "--format", "json")
+    assert result.exit_code == 0, result.stdout
+    checks = json.loads(result.stdout)["cases"][0]["checks"]
+    assert not [check for check in checks if check["check"].startswith("served_tools")]
