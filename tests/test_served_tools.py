@@ -11,7 +11,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -151,7 +153,9 @@ class WaitForFile:
 
     name = "wait_for_file"
     description = "Wait for a file."
-    parameters: dict[str, Any] = {"type": "object", "properties": {"path": {"type": "string"}}}
+    parameters: Mapping[str, Any] = MappingProxyType(
+        {"type": "object", "properties": {"path": {"type": "string"}}}
+    )
 
     def run(self, arguments: dict[str, Any]) -> ToolResult:
         path = Path(arguments["path"])

@@ -16,9 +16,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabled
 from agents.mcp import MCPServerStreamableHttp
 from openai import AsyncOpenAI
+
+from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabled
 
 MODEL = os.environ.get("SDK_AGENT_MODEL", "gpt-4o-mini")
 
@@ -51,9 +52,7 @@ class SdkAgent:
                 model=model,
                 mcp_servers=[server],
             )
-            result = await Runner.run(
-                agent, [*self.items, {"role": "user", "content": user_input}]
-            )
+            result = await Runner.run(agent, [*self.items, {"role": "user", "content": user_input}])
         self.items = result.to_input_list()
         return str(result.final_output)
 

@@ -98,7 +98,9 @@ class ServedToolsAgent:
         """The arguments to dispatch for the model's call: the model's own."""
         return arguments
 
-    async def call(self, tools: mcp.Client, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+    async def call(
+        self, tools: mcp.Client, name: str, arguments: dict[str, Any]
+    ) -> tuple[str, bool]:
         """Call the tool on the MCP server: its text, and whether it erred."""
         result = await tools.call_tool(name, arguments)
         text = "".join(item.text for item in result.content if item.type == "text")
@@ -109,9 +111,7 @@ class ServedToolsAgent:
         return text
 
 
-def make_agent(
-    *, base_url: str, api_key: str, workspace: Path, mcp_url: str
-) -> ServedToolsAgent:
+def make_agent(*, base_url: str, api_key: str, workspace: Path, mcp_url: str) -> ServedToolsAgent:
     """The in-process factory: one agent per case."""
     return ServedToolsAgent(openai.AsyncOpenAI(base_url=base_url, api_key=api_key), mcp_url)
 
@@ -124,7 +124,11 @@ def serve(agent: Any) -> int:
         request = json.loads(line)
         turn = request.get("turn")
         try:
-            reply = {"type": "reply", "turn": turn, "content": agent.run_turn(request["user_input"])}
+            reply = {
+                "type": "reply",
+                "turn": turn,
+                "content": agent.run_turn(request["user_input"]),
+            }
         except Exception as exc:
             reply = {"type": "error", "turn": turn, "message": f"{type(exc).__name__}: {exc}"}
         sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
