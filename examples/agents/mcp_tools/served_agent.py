@@ -59,7 +59,7 @@ class ServedToolsAgent:
         self.history.append({"role": "user", "content": user_input})
         async with mcp.Client(self.mcp_url) as tools:
             listed = await tools.list_tools()
-            offer = [
+            offer: list[Any] = [
                 {
                     "type": "function",
                     "function": {
@@ -72,8 +72,9 @@ class ServedToolsAgent:
             ]
             for _ in range(MAX_ROUNDS):
                 # The history and tools are plain dicts, not the SDK's TypedDicts.
-                reply = await self.client.chat.completions.create(  # type: ignore[call-overload]
-                    model=MODEL, messages=self.history, tools=offer
+                messages: list[Any] = self.history
+                reply = await self.client.chat.completions.create(
+                    model=MODEL, messages=messages, tools=offer
                 )
                 message = reply.choices[0].message
                 if not message.tool_calls:
@@ -82,6 +83,8 @@ class ServedToolsAgent:
                     return str(text)
                 self.history.append(message.model_dump(exclude_none=True))
                 for call in message.tool_calls:
+                    if call.type != "function":  # a custom tool: not offered here
+                        raise RuntimeError(f"the model called a {call.type} tool")
                     name = call.function.name
                     arguments = self.arguments(name, json.loads(call.function.arguments or "{}"))
                     text, is_error = await self.call(tools, name, arguments)
