@@ -254,3 +254,47 @@ def test_an_agent_with_tools_of_its_own_is_not_served_any(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.stdout
     checks = json.loads(result.stdout)["cases"][0]["checks"]
     assert not [check for check in checks if check["check"].startswith("served_tools")]
+
+
+def test_record_keeps_the_scripted_tool_results_and_the_recording_replays_green(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    from zeroclaw_eval.testing import run_cli
+
+    from .chat_server import ChatServer, text, tool_calls
+
+    live_case = {
+        "model_name": "live-weather",
+        "tool_results": {"weather": [{"result": "Oslo: 3 C, snow"}]},
+        "turns": [{"user_input": "Weather in Oslo?"}],
+        "expects": {
+            "tool_arguments_contain": [{"tool": "weather", "needle": "Oslo"}],
+            "tool_results_contain": [{"tool": "weather", "needle": "snow"}],
+        },
+    }
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(MCP_TOOLS / "served_agent.py", project)
+    with ChatServer() as server:
+        server.add([tool_calls(("call_7", "weather", {"city": "Oslo"})), text("Snow in Oslo.")])
+        config = project / "zeroclaw.toml"
+        config.write_text(
+            f'[eval.live]\nbase_url = "{server.url}"\nmodel = "gpt-test"\n'
+            '[eval.agent]\nfactory = "served_agent:make_agent"\ntools = "served"\n',
+            encoding="utf-8",
+        )
+        suite = write_suite(tmp_path / "live", live_case)
+        out = tmp_path / "recorded"
+        result = run_cli(
+            ["eval", "record", "--config", str(config), "--suite", str(suite), "--out", str(out)]
+        )
+        assert result.exit_code == 0, result.stdout + result.stderr
+        sent = [request.body for request in server.requests]
+    # The live model was offered the scripted tool, and read its scripted result.
+    assert [tool["function"]["name"] for tool in sent[0]["tools"]] == ["echo", "weather"]
+    assert sent[1]["messages"][-1]["content"] == "Oslo: 3 C, snow"
+    recorded = json.loads((out / "case0.json").read_text(encoding="utf-8"))
+    assert recorded["tool_results"] == {"weather": [{"result": "Oslo: 3 C, snow"}]}
+    assert run(config, out).exit_code == 0

@@ -124,8 +124,9 @@ def step(reply: ModelReply) -> dict[str, Any]:
 
 
 def fixture_document(case: Case, replies: Sequence[Sequence[ModelReply]]) -> dict[str, Any]:
-    """The replay fixture for a recorded case: its own inputs and expects, the model's steps."""
-    return {
+    """The replay fixture for a recorded case: its own inputs, expects and scripted tool
+    results, the model's steps."""
+    document: dict[str, Any] = {
         "model_name": case.trace.model_name,
         "turns": [
             {"user_input": turn.user_input, "steps": [step(reply) for reply in turn_replies]}
@@ -133,6 +134,12 @@ def fixture_document(case: Case, replies: Sequence[Sequence[ModelReply]]) -> dic
         ],
         "expects": case.trace.expects,
     }
+    if case.trace.tool_results is not None:  # the recording ran on them: so does its replay
+        document["tool_results"] = {
+            name: [entry.model_dump(exclude_defaults=True) for entry in entries]
+            for name, entries in case.trace.tool_results.items()
+        }
+    return document
 
 
 def write_fixture(
