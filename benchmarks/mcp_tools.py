@@ -122,7 +122,10 @@ def main() -> None:
         print(f"{name:<10} {median:>9.1f} {(median - floor) / 1000:>9.3f}")
     overhead = (statistics.median(rows["raw http"]) - floor) / 1000
     verdict = "under" if overhead < 2 else "OVER"
-    print(f"MCP tool round trip over loopback: +{overhead:.3f} ms a call ({verdict} the 2 ms target)")
+    print(
+        f"MCP tool round trip over loopback: +{overhead:.3f} ms a call "
+        f"({verdict} the 2 ms target)"
+    )
 
 
 if __name__ == "__main__":
