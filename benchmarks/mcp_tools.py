@@ -123,8 +123,7 @@ def main() -> None:
     overhead = (statistics.median(rows["raw http"]) - floor) / 1000
     verdict = "under" if overhead < 2 else "OVER"
     print(
-        f"MCP tool round trip over loopback: +{overhead:.3f} ms a call "
-        f"({verdict} the 2 ms target)"
+        f"MCP tool round trip over loopback: +{overhead:.3f} ms a call ({verdict} the 2 ms target)"
     )
 
 
