@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
@@ -14,6 +19,7 @@ from urllib.parse import urlsplit
 import anyio
 import pytest
 
+from zeroclaw_eval.agents.base import MCP_URL_ENV
 from zeroclaw_eval.builtin.echo import EchoTool
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.protocol import ToolResult
@@ -242,8 +248,6 @@ def test_a_session_used_on_another_route_is_the_error_of_its_own_case(server: To
 
 
 def test_closing_the_server_frees_its_port() -> None:
-    import socket
-
     server = ToolServer()
     server.start()
     port = int(server.url.rsplit(":", 1)[1])
@@ -252,3 +256,63 @@ def test_closing_the_server_frees_its_port() -> None:
     server.close()
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+# --- stdio: the relay an agent spawns as its MCP server -----------------------------------
+
+RELAY = Path(sys.executable).parent / "zeroclaw-eval-mcp-relay"
+
+
+def test_the_official_client_spawning_the_relay_reaches_the_route_over_stdio(
+    server: ToolServer,
+) -> None:
+    import mcp
+    from mcp import StdioServerParameters
+
+    calls: list[tuple[str, dict[str, Any]]] = []
+    route = open_route(server, calls)
+    spawned = StdioServerParameters(command=str(RELAY), args=[route.url])
+
+    async def session() -> tuple[list[str], tuple[str, bool]]:
+        async with mcp.Client(spawned) as client:
+            listed = await client.list_tools()
+            echoed = await client.call_tool("echo", {"message": "over stdio"})
+            failed = await client.call_tool("flaky", {})
+            assert (failed.content[0].text, failed.is_error) == ("it broke", True)
+            return [tool.name for tool in listed.tools], (echoed.content[0].text, echoed.is_error)
+
+    names, echoed = anyio.run(session)
+    assert names == ["echo", "flaky"]
+    assert echoed == ("over stdio", False)
+    assert calls == [("echo", {"message": "over stdio"}), ("flaky", {})]
+    assert route.errors == []
+
+
+def test_the_relay_says_in_one_line_what_it_cannot_reach() -> None:
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
+    environment = {key: value for key, value in os.environ.items() if key != MCP_URL_ENV}
+    no_url = subprocess.run(
+        [RELAY], input=ping, capture_output=True, env=environment, timeout=60, check=False
+    )
+    assert no_url.returncode == 2
+    assert no_url.stdout == b""
+    assert no_url.stderr.decode().splitlines() == [
+        "zeroclaw-eval-mcp-relay: give the case's MCP URL (http://...) as the one argument "
+        f"or in {MCP_URL_ENV}"
+    ]
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    gone = subprocess.run(
+        [RELAY, f"http://127.0.0.1:{port}/mcp/x"],
+        input=ping,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert gone.returncode == 1
+    assert gone.stdout == b""
+    (line,) = gone.stderr.decode().splitlines()
+    assert line.startswith(
+        f"zeroclaw-eval-mcp-relay: the MCP route http://127.0.0.1:{port}/mcp/x cannot be reached: "
+    )

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 #: The agent run when neither ``[eval].agent`` nor ``--agent`` names one.
 DEFAULT_AGENT = "reference"
 
+#: The variable a command agent served its tools finds its case's MCP endpoint in
+#: (its children inherit it: ``zeroclaw-eval-mcp-relay`` reads it too).
+MCP_URL_ENV = "ZEROCLAW_EVAL_MCP_URL"
+
 
 class Route(Protocol):
     """One case attempt's private way to the model bridge: the URL and key its agent

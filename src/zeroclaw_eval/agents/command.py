@@ -32,14 +32,11 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
-from zeroclaw_eval.agents.base import ModelSide
+from zeroclaw_eval.agents.base import MCP_URL_ENV, ModelSide
 from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.workspace import case_workspace
-
-#: The variable holding the case's MCP endpoint, when ``[eval.agent] tools = "served"``.
-MCP_URL_ENV = "ZEROCLAW_EVAL_MCP_URL"
 
 #: The longest line the agent may print on stdout.
 MAX_LINE_BYTES = 16 * 1024 * 1024
