@@ -298,3 +298,119 @@ def test_record_keeps_the_scripted_tool_results_and_the_recording_replays_green(
     recorded = json.loads((out / "case0.json").read_text(encoding="utf-8"))
     assert recorded["tool_results"] == {"weather": [{"result": "Oslo: 3 C, snow"}]}
     assert run(config, out).exit_code == 0
+
+
+# --- record through a team's own MCP server -------------------------------------------------
+
+WEATHER_SERVER = PROJECT / "tests" / "mcp_servers" / "weather_server.py"
+
+
+def upstream_project(tmp_path: Path, server_url: str) -> Path:
+    """A served-agent project whose tools include the weather server's, live at ``server_url``."""
+    import shutil
+
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(MCP_TOOLS / "served_agent.py", project)
+    shutil.copy(WEATHER_SERVER, project)
+    upstream = json.dumps([sys.executable, "weather_server.py"])
+    config = project / "zeroclaw.toml"
+    config.write_text(
+        f'[eval.live]\nbase_url = "{server_url}"\nmodel = "gpt-test"\n'
+        '[eval.agent]\nfactory = "served_agent:make_agent"\ntools = "served"\n'
+        f"mcp_upstream = {upstream}\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def weather_live_case(city: str) -> dict[str, Any]:
+    return {
+        "model_name": f"live-weather-{city.lower()}",
+        "turns": [{"user_input": f"Weather in {city}?"}],
+        "expects": {
+            "tool_arguments_contain": [{"tool": "weather", "needle": city}],
+            "tool_results_contain": [{"tool": "weather", "needle": city}],
+        },
+    }
+
+
+def record(config: Path, suite: Path, out: Path) -> Any:
+    from zeroclaw_eval.testing import run_cli
+
+    args = ["eval", "record", "--config", str(config), "--suite", str(suite), "--out", str(out)]
+    return run_cli(args)
+
+
+def test_record_through_a_teams_mcp_server_replays_green_without_it(tmp_path: Path) -> None:
+    from .chat_server import ChatServer, text, tool_calls
+
+    with ChatServer() as server:
+        server.add(
+            [
+                tool_calls(
+                    ("c1", "weather", {"city": "Oslo"}), ("c2", "weather", {"city": "Atlantis"})
+                ),
+                text("Snow in Oslo; Atlantis is not a city."),
+            ]
+        )
+        config = upstream_project(tmp_path, server.url)
+        suite = write_suite(tmp_path / "live", weather_live_case("Oslo"))
+        out = tmp_path / "recorded"
+        result = record(config, suite, out)
+        assert result.exit_code == 0, result.stdout + result.stderr
+        sent = [request.body for request in server.requests]
+    # The live model was offered the server's tool, with its own schema, and read its results.
+    offered = {tool["function"]["name"]: tool["function"] for tool in sent[0]["tools"]}
+    assert offered["weather"]["parameters"]["required"] == ["city"]
+    assert [m["content"] for m in sent[1]["messages"] if m["role"] == "tool"] == [
+        "Oslo: 3 C, snow",
+        "no such city: Atlantis",
+    ]
+    recorded = json.loads((out / "case0.json").read_text(encoding="utf-8"))
+    assert recorded["tool_results"] == {
+        "weather": [
+            {"result": "Oslo: 3 C, snow"},
+            {"result": "no such city: Atlantis", "error": True},
+        ]
+    }
+    # The replay needs no server: it is gone, and the case is green.
+    (config.parent / "weather_server.py").unlink()
+    replayed = run(config, out, "--format", "json")
+    assert replayed.exit_code == 0, replayed.stdout
+    checks = json.loads(replayed.stdout)["cases"][0]["checks"]
+    assert all(check["passed"] for check in checks)
+
+
+@pytest.mark.parametrize(
+    ("city", "error"),
+    [
+        ("hang", "did not answer tools/call within 1 s"),
+        (
+            "crash",
+            "exited with status 3; its stderr ends: weather: the forecast backend is gone "
+            "during tools/call",
+        ),
+    ],
+    ids=["hangs", "dies"],
+)
+def test_a_teams_mcp_server_that_fails_during_record_is_one_line_on_the_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, city: str, error: str
+) -> None:
+    from zeroclaw_eval.toolserver import upstream
+
+    from .chat_server import ChatServer, text, tool_calls
+
+    monkeypatch.setattr(upstream, "TIMEOUT_S", 1.0)
+    with ChatServer() as server:
+        server.add([tool_calls(("c1", "weather", {"city": city})), text("Sorry.")])
+        config = upstream_project(tmp_path, server.url)
+        suite = write_suite(tmp_path / "live", weather_live_case(city))
+        result = record(config, suite, tmp_path / "recorded")
+    assert result.exit_code == 1
+    shown = f"{sys.executable} {config.parent / 'weather_server.py'}"
+    lines = [line for line in result.stdout.splitlines() if "error:" in line]
+    assert len(lines) == 1, result.stdout
+    assert f"turn 0: the MCP server {shown} " in lines[0], lines[0]
+    assert lines[0].endswith(error)
+    assert not (tmp_path / "recorded" / "case0.json").exists()

@@ -128,6 +128,10 @@ class AgentTable(BaseModel):
     """``own``: the agent runs tools of its own; ``served``: it takes the case's tools
     from the harness's MCP server (a factory's ``mcp_url=``, a command's
     ``ZEROCLAW_EVAL_MCP_URL``), so what it dispatched is graded."""
+    mcp_upstream: list[NonEmptyStr] | None = Field(None, min_length=1)
+    """The argv of the team's own MCP server (stdio), whose tools are served beside the
+    registered ones in a run that talks to a real model; ``record`` keeps their
+    results as the fixture's ``tool_results``. Needs ``tools = "served"``."""
 
     @field_validator("factory")
     @classmethod
@@ -152,6 +156,10 @@ class AgentTable(BaseModel):
             raise ValueError("give exactly one of factory (Python) and command (any language)")
         if self.env and self.command is None:
             raise ValueError("env is only for a command agent")
+        if self.mcp_upstream is not None and self.tools != "served":
+            raise ValueError(
+                'mcp_upstream serves its tools to the agent: it needs tools = "served"'
+            )
         return self
 
 

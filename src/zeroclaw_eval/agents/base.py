@@ -186,6 +186,10 @@ class AgentUnderTest(ABC):
     run starts one loopback MCP tool server (:mod:`zeroclaw_eval.toolserver`) and
     stops it when it ends."""
 
+    mcp_upstream: Sequence[str] | None = None
+    """The argv of a team's own MCP server (stdio) whose tools are served to this agent
+    when the run talks to a real model (``live``, ``record``); ``None``: none."""
+
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType({})
     """Expectation families this agent cannot make observable, each with the reason.
 

@@ -76,6 +76,8 @@ class CommandAgent(BridgedAgent):
         super().__init__(table)
         assert table.command is not None
         self.argv = resolve_command(table.command, base_dir)
+        if table.mcp_upstream is not None:
+            self.mcp_upstream = resolve_command(table.mcp_upstream, base_dir)
         self.shown = shlex.join(table.command)
         self.env = dict(table.env)
         self.grace_s = table.grace_s

@@ -90,7 +90,8 @@ class ServedTools:
     def _dispatch(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         if self.ended:
             raise RunError(f"the agent called {name!r} over MCP after its case's last turn ended")
-        result = run_tool(self._tools[name], arguments)
+        # The tool's own text: over MCP the error flag travels beside it.
+        result = run_tool(self._tools[name], arguments, name_failure=False)
         if len(result.output) > MAX_RESULT_CHARS:
             raise RunError(
                 f"tool {name!r} returned {len(result.output)} characters, more than the "

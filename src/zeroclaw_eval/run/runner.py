@@ -35,12 +35,19 @@ from zeroclaw_eval.modes.notes import collecting
 from zeroclaw_eval.plugins.manager import get_plugin_manager
 from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport, plural
-from zeroclaw_eval.run.sessions import OpenSessions, model_bridge, tool_server, workers
+from zeroclaw_eval.run.sessions import (
+    OpenSessions,
+    mcp_upstream,
+    model_bridge,
+    tool_server,
+    workers,
+)
 from zeroclaw_eval.run.supervise import Supervisor
 from zeroclaw_eval.workspace import fresh_workspace
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
+    from zeroclaw_eval.toolserver.upstream import StdioUpstream
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -85,6 +92,7 @@ def execute(
     agent: AgentUnderTest | None = None,
     bridge: RouteOpener | None = None,
     tool_server: ToolRouteOpener | None = None,
+    upstream: StdioUpstream | None = None,
     opened: Callable[[AgentSession], None] | None = None,
 ) -> RunRecord:
     """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
@@ -99,7 +107,14 @@ def execute(
     """
     agent = agent if agent is not None else configured_agent(registry, config)
     provider = mode.provider(case.trace, config)
-    tools = mode.tools(registry.make_tools(), config)
+    available = registry.make_tools()
+    passed_on = None
+    if upstream is not None:  # the team's own MCP server, in a run that talks to a model
+        from zeroclaw_eval.toolserver.upstream import UpstreamCall
+
+        passed_on = UpstreamCall(upstream)
+        available = {**available, **passed_on.tools()}
+    tools = mode.tools(available, config)
     script = None
     if case.trace.tool_results is not None:
         from zeroclaw_eval.case.scripted import ToolScript  # only fixtures that script
@@ -118,6 +133,8 @@ def execute(
             session.run_turn(index, turn.user_input)
             if script is not None:
                 script.check()
+            if passed_on is not None:
+                passed_on.check(index)
             try:
                 provider.end_turn(index)
             except StepsLeftUnused as unused:
@@ -148,6 +165,7 @@ def attempt(
     agent: AgentUnderTest | None = None,
     bridge: RouteOpener | None = None,
     tool_server: ToolRouteOpener | None = None,
+    upstream: StdioUpstream | None = None,
     opened: Callable[[AgentSession], None] | None = None,
 ) -> CaseReport:
     """Run and grade one case on this thread, turning every failure into its report.
@@ -171,6 +189,7 @@ def attempt(
                     agent=agent,
                     bridge=bridge,
                     tool_server=tool_server,
+                    upstream=upstream,
                     opened=opened,
                 )
                 tokens = (record.input_tokens, record.output_tokens)
@@ -261,7 +280,12 @@ def run_cases(
             report = CaseReport(report.name, report.source, (), error, report.duration_s)
         return report
 
-    with model_bridge(agent.needs_bridge) as bridge, tool_server(agent.serves_tools) as tools:
+    passed_on = agent.mcp_upstream if mode.talks_to_provider else None
+    with (
+        model_bridge(agent.needs_bridge) as bridge,
+        tool_server(agent.serves_tools) as tools,
+        mcp_upstream(passed_on) as upstream,
+    ):
 
         def job(index: int) -> CaseReport:
             try:
@@ -273,6 +297,7 @@ def run_cases(
                     agent=agent,
                     bridge=bridge,
                     tool_server=tools,
+                    upstream=upstream,
                     opened=lambda session: sessions.add(index, session),
                 )
             finally:

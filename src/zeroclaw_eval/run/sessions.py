@@ -11,7 +11,7 @@ another thread.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from zeroclaw_eval.modes.base import RunMode
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
+    from zeroclaw_eval.toolserver.upstream import StdioUpstream
 
 
 def workers(mode: RunMode, agent: AgentUnderTest, config: EvalConfig) -> int:
@@ -127,3 +128,19 @@ def tool_server(needed: bool) -> Iterator[ToolRouteOpener | None]:
         yield server.routes()
     finally:
         server.close()
+
+
+@contextmanager
+def mcp_upstream(argv: Sequence[str] | None) -> Iterator[StdioUpstream | None]:
+    """The team's own MCP server when ``argv`` names one, killed on every way out."""
+    if argv is None:
+        yield None
+        return
+    from zeroclaw_eval.toolserver.upstream import StdioUpstream
+
+    upstream = StdioUpstream(argv)
+    try:
+        upstream.start()
+        yield upstream
+    finally:
+        upstream.close()
