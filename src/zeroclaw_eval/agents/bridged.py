@@ -58,6 +58,10 @@ UNOBSERVABLE_ARGUMENTS = (
 )
 
 
+#: What a bridged agent served its tools over MCP makes observable after all.
+SEEN_WHEN_SERVED = frozenset({"all_tools_succeeded", "tool_arguments_contain"})
+
+
 @dataclass
 class OfferedTool:
     """A tool as the agent offered it to the model (the request's ``tools`` entry).
@@ -118,9 +122,12 @@ class BridgedAgent(AgentUnderTest):
             self.serves_tools = True
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
-        if self.serves_tools:  # both sides are seen: nothing rests on the script
-            return ()
-        return super().admit(trace)
+        for problem in super().admit(trace):
+            # Served its tools, the agent is seen on both sides: these rest on the
+            # dispatches, not on the script.
+            if self.serves_tools and problem.path[-1] in SEEN_WHEN_SERVED:
+                continue
+            yield problem
 
     def steps_left_unused(self, error: RunError) -> RunError:
         if not isinstance(error, StepsLeftUnused):
