@@ -40,12 +40,14 @@ class SdkAgent:
         return asyncio.run(self.turn(user_input))
 
     async def turn(self, user_input: str) -> str:
-        model = OpenAIChatCompletionsModel(
-            model=MODEL, openai_client=AsyncOpenAI(base_url=self.base_url, api_key=self.api_key)
-        )
-        async with MCPServerStreamableHttp(
-            params={"url": self.mcp_url}, name="case tools", cache_tools_list=True
-        ) as server:
+        # Both clients are closed within the turn's event loop, which ends with it.
+        async with (
+            AsyncOpenAI(base_url=self.base_url, api_key=self.api_key) as client,
+            MCPServerStreamableHttp(
+                params={"url": self.mcp_url}, name="case tools", cache_tools_list=True
+            ) as server,
+        ):
+            model = OpenAIChatCompletionsModel(model=MODEL, openai_client=client)
             agent = Agent(
                 name="assistant",
                 instructions="You are a helpful assistant. Use the tools when they help.",
