@@ -264,22 +264,26 @@ RELAY = Path(sys.executable).parent / "zeroclaw-eval-mcp-relay"
 
 
 def test_the_official_client_spawning_the_relay_reaches_the_route_over_stdio(
-    server: ToolServer,
+    server: ToolServer, tmp_path: Path
 ) -> None:
     import mcp
     from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     calls: list[tuple[str, dict[str, Any]]] = []
     route = open_route(server, calls)
     spawned = StdioServerParameters(command=str(RELAY), args=[route.url])
 
     async def session() -> tuple[list[str], tuple[str, bool]]:
-        async with mcp.Client(spawned) as client:
-            listed = await client.list_tools()
-            echoed = await client.call_tool("echo", {"message": "over stdio"})
-            failed = await client.call_tool("flaky", {})
-            assert (failed.content[0].text, failed.is_error) == ("it broke", True)
-            return [tool.name for tool in listed.tools], (echoed.content[0].text, echoed.is_error)
+        # The relay's stderr goes to a file of its own: the client's default is the
+        # sys.stderr of whenever it was first imported, which a test may have replaced.
+        with (tmp_path / "relay.log").open("w", encoding="utf-8") as errlog:
+            async with mcp.Client(stdio_client(spawned, errlog=errlog)) as client:
+                listed = await client.list_tools()
+                echoed = await client.call_tool("echo", {"message": "over stdio"})
+                failed = await client.call_tool("flaky", {})
+        assert (failed.content[0].text, failed.is_error) == ("it broke", True)
+        return [tool.name for tool in listed.tools], (echoed.content[0].text, echoed.is_error)
 
     names, echoed = anyio.run(session)
     assert names == ["echo", "flaky"]
