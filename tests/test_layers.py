@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("grading",),
     ("config", "modes", "agents.base", "hookspecs"),
     ("plugins",),
-    ("case", "bridge", "agents"),
+    ("case", "bridge", "toolserver", "agents"),
     ("builtin",),
     ("selection", "history"),
     ("run",),

@@ -131,6 +131,14 @@ class AgentTable(BaseModel):
     max_concurrency: int | None = Field(None, ge=1)
     """How many cases run at once: in replay exactly this many (default 1); in live
     mode no more than ``[eval.live] max_concurrency`` either."""
+    tools: Literal["own", "served"] = "own"
+    """``own``: the agent runs tools of its own; ``served``: it takes the case's tools
+    from the harness's MCP server (a factory's ``mcp_url=``, a command's
+    ``ZEROCLAW_EVAL_MCP_URL``), so what it dispatched is graded."""
+    mcp_upstream: list[NonEmptyStr] | None = Field(None, min_length=1)
+    """The argv of the team's own MCP server (stdio), whose tools are served beside the
+    registered ones in a run that talks to a real model; ``record`` keeps their
+    results as the fixture's ``tool_results``. Needs ``tools = "served"``."""
 
     @field_validator("factory")
     @classmethod
@@ -155,6 +163,10 @@ class AgentTable(BaseModel):
             raise ValueError("give exactly one of factory (Python) and command (any language)")
         if self.env and self.command is None:
             raise ValueError("env is only for a command agent")
+        if self.mcp_upstream is not None and self.tools != "served":
+            raise ValueError(
+                'mcp_upstream serves its tools to the agent: it needs tools = "served"'
+            )
         return self
 
 

@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
@@ -28,12 +28,17 @@ if TYPE_CHECKING:
     from zeroclaw_eval.bridge.wire import BridgeRequest
     from zeroclaw_eval.case.fixture import LlmTrace
     from zeroclaw_eval.config import EvalConfig
+    from zeroclaw_eval.errors import RunError
     from zeroclaw_eval.grading.record import ModelRequest, RunRecord
     from zeroclaw_eval.modes.base import CaseProvider
-    from zeroclaw_eval.protocol import ModelReply, Tool
+    from zeroclaw_eval.protocol import ModelReply, Tool, ToolResult
 
 #: The agent run when neither ``[eval].agent`` nor ``--agent`` names one.
 DEFAULT_AGENT = "reference"
+
+#: The variable a command agent served its tools finds its case's MCP endpoint in
+#: (its children inherit it: ``zeroclaw-eval-mcp-relay`` reads it too).
+MCP_URL_ENV = "ZEROCLAW_EVAL_MCP_URL"
 
 
 class Route(Protocol):
@@ -73,6 +78,45 @@ class RouteOpener(Protocol):
     def open_route(self, label: str, answer: Callable[[BridgeRequest], ModelReply]) -> Route: ...
 
 
+class ToolRoute(Protocol):
+    """One case attempt's private MCP endpoint on the run's tool server.
+
+    ``url`` is the streamable-HTTP endpoint the agent's MCP client connects to;
+    ``errors`` one line per request refused on it (malformed JSON-RPC, a call the
+    case's ``dispatch`` refused, a call after the case ended...), in order.
+    :meth:`close` stops serving it; idempotent.
+    """
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def errors(self) -> Sequence[str]: ...
+
+    def settle(self) -> None:
+        """Wait until the call being run on the route, if any, is settled."""
+
+    def close(self) -> None: ...
+
+
+class ToolRouteOpener(Protocol):
+    """What an agent may ask of the run's loopback MCP tool server: a route of its own.
+
+    ``tools`` are listed to the agent's MCP client; ``dispatch`` runs each
+    ``tools/call`` (name, arguments), one at a time, and raises
+    :class:`~zeroclaw_eval.errors.RunError` to refuse one; ``where`` says where the
+    case is (``"turn 1"``), to prefix the route's errors.
+    """
+
+    def open_route(
+        self,
+        label: str,
+        tools: Mapping[str, Tool],
+        dispatch: Callable[[str, dict[str, Any]], ToolResult],
+        where: Callable[[], str] = ...,
+    ) -> ToolRoute: ...
+
+
 @dataclass(frozen=True)
 class ModelSide:
     """Everything one case attempt offers the agent under test, and nothing of the fixture.
@@ -82,7 +126,9 @@ class ModelSide:
     its own ignores them); ``max_tool_iterations`` the model round trips asking
     for tools one turn may take, for an agent loop that honours it; ``bridge``
     opens routes of the run's loopback model bridge, for agents whose
-    :attr:`AgentUnderTest.needs_bridge` is true (``None`` otherwise). ``case``
+    :attr:`AgentUnderTest.needs_bridge` is true (``None`` otherwise);
+    ``tool_server`` opens routes of the run's MCP tool server, which serve
+    ``tools``, for agents whose :attr:`AgentUnderTest.serves_tools` is true. ``case``
     names the case in error messages only.
     """
 
@@ -91,6 +137,7 @@ class ModelSide:
     tools: Mapping[str, Tool]
     max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS
     bridge: RouteOpener | None = None
+    tool_server: ToolRouteOpener | None = None
 
 
 class AgentSession(ABC):
@@ -146,9 +193,18 @@ class AgentUnderTest(ABC):
     reference loop does): then ``zeroclaw eval check`` knows a replayed case's final
     response from its script, and refuses response needles it can never meet."""
 
-    own_tools: ClassVar[bool] = False
+    own_tools: bool = False
     """Whether the agent runs tools of its own instead of the harness's: then the
     harness's tool offer (``[eval.live] allowed_tools``) does not apply to it."""
+
+    serves_tools: bool = False
+    """Whether the agent takes the case's tools from the harness over MCP: then the
+    run starts one loopback MCP tool server (:mod:`zeroclaw_eval.toolserver`) and
+    stops it when it ends."""
+
+    mcp_upstream: Sequence[str] | None = None
+    """The argv of a team's own MCP server (stdio) whose tools are served to this agent
+    when the run talks to a real model (``live``, ``record``); ``None``: none."""
 
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType({})
     """Expectation families this agent cannot make observable, each with the reason.
@@ -196,6 +252,15 @@ class AgentUnderTest(ABC):
         Raise :class:`~zeroclaw_eval.errors.ConfigError` naming the key. Does
         nothing by default.
         """
+
+    def steps_left_unused(self, error: RunError) -> RunError:
+        """The run error for a turn this agent ended with scripted steps unused.
+
+        ``error`` names the turn and the first unused step and blames the
+        fixture, as the reference loop asks the model whenever it should; an
+        agent that may answer without asking says so instead.
+        """
+        return error
 
     @abstractmethod
     def start(self, side: ModelSide) -> AgentSession:

@@ -6,9 +6,12 @@ requests from the case's mode provider (replay: the scripted steps; live: the
 configured endpoint). Each case attempt gets its own bridge route and key.
 
 Its evidence is what crossed the wire (:mod:`zeroclaw_eval.agents.wire`). What
-never crosses it cannot be certified: a tool's own success flag, so
-``all_tools_succeeded`` and ``tool_call_status`` are refused at admission for a
-bridged agent. A failure on
+never crosses it cannot be certified: a tool's own success flag, and the
+arguments the agent really passed its tool, so ``all_tools_succeeded``,
+``tool_call_status`` and ``tool_arguments_contain`` are refused at admission for
+a bridged agent whose tools are its own. One that takes the case's tools over MCP
+(``[eval.agent] tools = "served"``, :mod:`zeroclaw_eval.agents.served`) is seen
+on both sides, and graded on what it dispatched. A failure on
 the route (the agent asked for more responses than scripted, sent a malformed
 request...) is the case's run error, whatever the agent made of the refusal.
 
@@ -19,27 +22,45 @@ The two attachments: :mod:`zeroclaw_eval.agents.factory` (Python, in-process) an
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
+from zeroclaw_eval.agents.served import ServedTools
 from zeroclaw_eval.agents.wire import Exchange, calls_from_wire
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.record import ModelRequest, RunRecord
+from zeroclaw_eval.modes.base import StepsLeftUnused
 from zeroclaw_eval.protocol import ModelReply, ToolResult
+from zeroclaw_eval.report.model import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import Route
     from zeroclaw_eval.bridge.wire import BridgeRequest
+    from zeroclaw_eval.case.fixture import LlmTrace
+    from zeroclaw_eval.grading.family import Problem
 
-#: Why a bridged agent refuses ``all_tools_succeeded`` and ``tool_call_status``.
+#: Why a bridged agent with tools of its own refuses ``all_tools_succeeded`` and
+#: ``tool_call_status``.
 UNOBSERVABLE_SUCCESS = (
     "a bridged agent runs its tools itself, and a tool's own success never crosses the "
-    "wire (only its result text does): grade that text with tool_results_contain"
+    "wire (only its result text does): grade that text with tool_results_contain, or "
+    'serve the agent the case\'s tools over MCP ([eval.agent] tools = "served")'
 )
+
+#: Why a bridged agent with tools of its own refuses ``tool_arguments_contain``.
+UNOBSERVABLE_ARGUMENTS = (
+    "a bridged agent runs its tools itself, so the harness sees only the arguments the "
+    "script sent it, never those the agent dispatched: the check could not fail; serve "
+    'the agent the case\'s tools over MCP ([eval.agent] tools = "served") to grade them'
+)
+
+
+#: What a bridged agent served its tools over MCP makes observable after all.
+SEEN_WHEN_SERVED = frozenset({"all_tools_succeeded", "tool_call_status", "tool_arguments_contain"})
 
 
 @dataclass
@@ -111,11 +132,36 @@ class BridgedAgent(AgentUnderTest):
     needs_bridge = True
     own_tools = True
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {"all_tools_succeeded": UNOBSERVABLE_SUCCESS, "tool_call_status": UNOBSERVABLE_SUCCESS}
+        {
+            "all_tools_succeeded": UNOBSERVABLE_SUCCESS,
+            "tool_call_status": UNOBSERVABLE_SUCCESS,
+            "tool_arguments_contain": UNOBSERVABLE_ARGUMENTS,
+        }
     )
 
     def __init__(self, table: AgentTable | None = None) -> None:
         self.table = table
+        if table is not None and table.tools == "served":
+            # The harness's tools, under its tool offer, on the MCP tool server.
+            self.own_tools = False
+            self.serves_tools = True
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        for problem in super().admit(trace):
+            # Served its tools, the agent is seen on both sides: these rest on the
+            # dispatches, not on the script.
+            if self.serves_tools and problem.path[-1] in SEEN_WHEN_SERVED:
+                continue
+            yield problem
+
+    def steps_left_unused(self, error: RunError) -> RunError:
+        if not isinstance(error, StepsLeftUnused):
+            return error
+        return RunError(
+            f"turn {error.turn}, step {error.step}: the agent ended the turn without asking "
+            f"the model again ({plural(error.count, 'scripted step')} left unused): it "
+            "answered without sending the model what the script expects next"
+        )
 
     def concurrency(self, config: EvalConfig) -> int | None:
         return self.table.max_concurrency if self.table is not None else None
@@ -135,7 +181,7 @@ class BridgedSession(AgentSession):
     in :meth:`release`.
     """
 
-    def __init__(self, side: ModelSide) -> None:
+    def __init__(self, side: ModelSide, *, serve_tools: bool = False) -> None:
         if side.bridge is None:
             raise RunError("a bridged agent needs the model bridge, and the run started none")
         self._provider = side.provider
@@ -146,6 +192,19 @@ class BridgedSession(AgentSession):
         self._responses: list[str] = []
         self._closed = False
         self.route: Route = side.bridge.open_route(side.case, self._answer)
+        #: The case's tools on the MCP tool server, when the agent is served them.
+        self.served: ServedTools | None = None
+        if serve_tools:
+            try:
+                self.served = ServedTools(side, lambda: self._turn)
+            except RunError:
+                self.route.close()
+                raise
+
+    @property
+    def mcp_url(self) -> str | None:
+        """The MCP endpoint serving the case's tools, when the agent is served them."""
+        return self.served.route.url if self.served is not None else None
 
     def _answer(self, request: BridgeRequest) -> ModelReply:
         # The bridge serialises the requests of one route, so the provider, a
@@ -180,13 +239,16 @@ class BridgedSession(AgentSession):
         return text
 
     def wire_error(self) -> RunError | None:
-        """The first failure on the route, if any: the cause of whatever followed it."""
+        """The first failure on the routes (the model's, then the tools'), if any: the
+        cause of whatever followed it."""
         if not self.route.errors:
-            return None
+            return self.served.error() if self.served is not None else None
         error = self.route.errors[0]
         return RunError(error if error.startswith("turn ") else f"turn {self._turn}: {error}")
 
     def record(self) -> RunRecord:
+        if self.served is not None:
+            self.served.ended = True  # a tools/call from now on comes after the case
         try:
             self.finish()
         except RunError as exc:
@@ -195,22 +257,29 @@ class BridgedSession(AgentSession):
         if wire is not None:
             raise wire
         exchanges = list(self._exchanges)
-        return RunRecord(
+        record = RunRecord(
             list(self._responses),
             calls_from_wire(exchanges),
             sum(exchange.reply.input_tokens for exchange in exchanges),
             sum(exchange.reply.output_tokens for exchange in exchanges),
             list(self._requests),
         )
+        return self.served.record(record) if self.served is not None else record
 
     def requests_so_far(self) -> Sequence[ModelRequest]:
         return list(self._requests)
 
     def close(self) -> None:
+        self._close_routes()
+        self.release()
+
+    def _close_routes(self) -> None:
+        """Stop serving the case's routes (idempotent): for a session that could not start."""
         if not self._closed:
             self._closed = True
             self.route.close()
-        self.release()
+            if self.served is not None:
+                self.served.close()
 
     @abstractmethod
     def exchange_turn(self, turn: int, user_input: str) -> str:

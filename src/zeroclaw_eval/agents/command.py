@@ -2,7 +2,9 @@
 
 One process per case attempt, in its own process group, in the case workspace,
 with the harness's environment plus ``env`` and the bridge route:
-``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``ZEROCLAW_EVAL_WORKSPACE``. The
+``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``ZEROCLAW_EVAL_WORKSPACE`` (and
+``ZEROCLAW_EVAL_MCP_URL``, the case's MCP endpoint, when ``[eval.agent] tools =
+"served"``). The
 protocol is JSON lines, UTF-8, one object per line::
 
     harness -> agent (stdin):  {"type": "turn", "turn": 0, "user_input": "Echo hello"}
@@ -38,7 +40,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
-from zeroclaw_eval.agents.base import ModelSide
+from zeroclaw_eval.agents.base import MCP_URL_ENV, ModelSide
 from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
@@ -91,6 +93,8 @@ class CommandAgent(BridgedAgent):
         super().__init__(table)
         assert table.command is not None
         self.argv = resolve_command(table.command, base_dir)
+        if table.mcp_upstream is not None:
+            self.mcp_upstream = resolve_command(table.mcp_upstream, base_dir)
         self.shown = shlex.join(table.command)
         self.env = dict(table.env)
         self.grace_s = table.grace_s
@@ -118,7 +122,7 @@ class CommandSession(BridgedSession):
     """One agent process for one case attempt."""
 
     def __init__(self, side: ModelSide, agent: CommandAgent) -> None:
-        super().__init__(side)
+        super().__init__(side, serve_tools=agent.serves_tools)
         self._agent = agent
         self._lock = threading.Lock()
         self._owner = threading.current_thread()
@@ -136,6 +140,8 @@ class CommandSession(BridgedSession):
             "ANTHROPIC_API_KEY": self.route.api_key,
             "ZEROCLAW_EVAL_WORKSPACE": str(workspace),
         }
+        if self.mcp_url is not None:  # [eval.agent] tools = "served"
+            env[MCP_URL_ENV] = self.mcp_url
         try:
             self.process = subprocess.Popen(
                 agent.argv,
@@ -148,7 +154,7 @@ class CommandSession(BridgedSession):
             )
         except OSError as exc:
             self._stderr.close()
-            self.route.close()
+            self._close_routes()
             raise RunError(
                 f"the agent command {agent.shown} could not start: {exc.strerror or exc}"
             ) from None

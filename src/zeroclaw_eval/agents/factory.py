@@ -2,7 +2,8 @@
 
 Per case attempt, on the case's worker thread, the harness calls
 ``factory(base_url=..., api_key=..., workspace=...)`` with the case's bridge route
-and workspace, and gets an object with ``run_turn(user_input) -> str`` (the
+and workspace (and ``mcp_url=...``, the case's MCP endpoint, when
+``[eval.agent] tools = "served"``), and gets an object with ``run_turn(user_input) -> str`` (the
 turn's final text) and optionally ``close()``. History across turns belongs to
 that object. Its model calls go to the bridge like any client's: the agent is
 unmodified.
@@ -24,6 +25,7 @@ from typing import Any
 
 from zeroclaw_eval.agents.base import ModelSide
 from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
+from zeroclaw_eval.agents.command import resolve_command
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.workspace import case_workspace
@@ -40,6 +42,8 @@ class FactoryAgent(BridgedAgent):
         assert table.factory is not None
         self.spec = table.factory
         self.base_dir = base_dir
+        if table.mcp_upstream is not None:
+            self.mcp_upstream = resolve_command(table.mcp_upstream, base_dir)
         self.field = field
         self._factory: Callable[..., Any] | None = None
         self._lock = threading.Lock()
@@ -87,26 +91,28 @@ class FactorySession(BridgedSession):
     """One object made by the factory, for one case attempt."""
 
     def __init__(self, side: ModelSide, agent: FactoryAgent) -> None:
-        super().__init__(side)
+        super().__init__(side, serve_tools=agent.serves_tools)
         self._spec = agent.spec
         self._owner = threading.current_thread()
         self._closed_agent = False
+        served = {"mcp_url": self.mcp_url} if self.mcp_url is not None else {}
         try:
             self.agent = agent.factory()(
                 base_url=self.route.base_url,
                 api_key=self.route.api_key,
                 workspace=case_workspace(),
+                **served,
             )
         except ConfigError as exc:
-            self.route.close()
+            self._close_routes()
             raise RunError(str(exc)) from None
         except Exception as exc:  # the team's code: its failure fails this case only
-            self.route.close()
+            self._close_routes()
             raise RunError(
                 f"the agent factory {self._spec} raised {type(exc).__name__}: {exc}"
             ) from None
         if not callable(getattr(self.agent, "run_turn", None)):
-            self.route.close()
+            self._close_routes()
             raise RunError(
                 f"the agent factory {self._spec} returned {type(self.agent).__name__}, "
                 "which has no run_turn(user_input) method"

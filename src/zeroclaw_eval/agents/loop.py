@@ -91,7 +91,7 @@ class Agent:
         if tool is None:
             result = ToolResult(f"unknown tool '{request.name}'", success=False)
         else:
-            result = _run_tool(tool, request.arguments)
+            result = run_tool(tool, request.arguments)
         return RecordedCall(
             turn=turn,
             call_id=request.call_id,
@@ -102,8 +102,13 @@ class Agent:
         )
 
 
-def _run_tool(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
-    """Call a tool, turning whatever goes wrong into a failed result naming it."""
+def run_tool(tool: Tool, arguments: dict[str, Any], *, name_failure: bool = True) -> ToolResult:
+    """Call a tool, turning whatever goes wrong into a failed result naming it.
+
+    A result the tool itself reports failed is prefixed with the tool's name, as the
+    model reads it in this loop, unless ``name_failure`` is false (over MCP the
+    error flag travels beside the text, which stays the tool's own).
+    """
     try:
         result = tool.run(dict(arguments))
     except Exception as exc:  # a tool's failure is data for the model, not a crash
@@ -113,7 +118,7 @@ def _run_tool(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
     if not isinstance(result, ToolResult) or not isinstance(result.output, str):
         kind = type(result.output if isinstance(result, ToolResult) else result).__name__
         return ToolResult(f"tool '{tool.name}' returned {kind}, not text", success=False)
-    if not result.success and f"'{tool.name}'" not in result.output:
+    if name_failure and not result.success and f"'{tool.name}'" not in result.output:
         return ToolResult(f"tool '{tool.name}' failed: {result.output}", success=False)
     return result
 

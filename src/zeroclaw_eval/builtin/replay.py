@@ -18,7 +18,7 @@ from zeroclaw_eval.case.offer import check_allowed, select
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.hookspecs import hookimpl
-from zeroclaw_eval.modes.base import CaseProvider, RunMode
+from zeroclaw_eval.modes.base import CaseProvider, RunMode, StepsLeftUnused
 from zeroclaw_eval.modes.notes import case_notes
 from zeroclaw_eval.protocol import Message, ModelReply, Tool, ToolCallRequest
 from zeroclaw_eval.report.model import plural
@@ -78,9 +78,12 @@ class ReplayProvider(CaseProvider):
     def end_turn(self, turn: int) -> None:
         if self._queue:
             first = self._scripted - len(self._queue)
-            raise RunError(
+            raise StepsLeftUnused(
                 f"turn {turn}, step {first}: {plural(len(self._queue), 'scripted step')} "
-                "left unused after the turn ended: the fixture over-specifies the turn"
+                "left unused after the turn ended: the fixture over-specifies the turn",
+                turn,
+                first,
+                len(self._queue),
             )
 
 

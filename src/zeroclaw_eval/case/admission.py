@@ -218,6 +218,11 @@ def admit_data(
     expectations = _admit_expects(source, data, trace.expects, registry)
     for problem in mode.admit(trace):
         raise _problem(source, data, problem.path, problem.message)
+    if trace.tool_results is not None:
+        from zeroclaw_eval.case.scripted import admit_tool_results  # only fixtures that script
+
+        for problem in admit_tool_results(trace):
+            raise _problem(source, data, problem.path, problem.message)
     if agent is not None:
         for problem in agent.admit(trace):
             raise _problem(source, data, problem.path, problem.message)

@@ -101,12 +101,22 @@ class Turn(_Strict):
     steps: list[Step] | None = None
 
 
+class ScriptedToolResult(_Strict):
+    """What a tool returns to one call, scripted: its text, and whether it erred."""
+
+    result: str
+    error: bool = False
+
+
 class LlmTrace(_Strict):
     """A whole case as written in a fixture file."""
 
     model_name: NonEmptyStr
     turns: Annotated[list[Turn], Field(min_length=1)]
     expects: dict[str, Any]
+    tool_results: dict[NonEmptyStr, list[ScriptedToolResult]] | None = None
+    """Per tool name, what its calls return, in call order across the case: such a
+    tool never runs (:mod:`zeroclaw_eval.case.scripted`)."""
     drift_ignore: list[NonEmptyStr] | None = None
     """Paths of the normalised request that drift does not compare in this case."""
 

@@ -66,6 +66,15 @@ def check_offer(case: Case, offered: frozenset[str], registered: Iterable[str]) 
     Raises :class:`AdmissionError` naming the step (or the entry) and the tool.
     """
     known = set(registered)
+    for name in case.trace.tool_results or ():
+        if name in known and name not in offered:
+            listed = ", ".join(sorted(offered)) or "none"
+            raise AdmissionError(
+                case.source,
+                dotted(("tool_results", name)),
+                f"scripts results for {name!r}, which is registered but not offered to "
+                f"the agent (eval.live.allowed_tools: {listed})",
+            )
     scripted: set[str] = set()
     for t, turn in enumerate(case.trace.turns):
         for s, step in enumerate(turn.steps or ()):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from zeroclaw_eval.protocol import Message, Tool
+    from zeroclaw_eval.report.model import CheckResult
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,15 @@ class RunRecord:
             for request in self.requests
             if (turn is None or request.turn == turn) and (step is None or request.step == step)
         ]
+
+    def certified_checks(self) -> tuple[CheckResult, ...]:
+        """Checks the run itself brings, graded beside the fixture's expectations.
+
+        None by default; an agent that sees both sides of a boundary (the tools it
+        was served over MCP, and the model's side) brings the checks that the two
+        agree (:mod:`zeroclaw_eval.agents.served`).
+        """
+        return ()
 
 
 def empty_run() -> RunRecord:

@@ -14,12 +14,29 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.protocol import Message, ModelReply, Tool
 
 if TYPE_CHECKING:
     from zeroclaw_eval.case.fixture import LlmTrace
     from zeroclaw_eval.config import EvalConfig
     from zeroclaw_eval.grading.family import Problem
+
+
+class StepsLeftUnused(RunError):
+    """A turn ended with scripted steps unused: raised by :meth:`CaseProvider.end_turn`.
+
+    ``turn`` and ``step`` (the first unused one) are 0-based, ``count`` how many
+    were left. The agent under test words the final error
+    (:meth:`~zeroclaw_eval.agents.base.AgentUnderTest.steps_left_unused`): the
+    reference loop always asks the model again, so there the fixture is at fault.
+    """
+
+    def __init__(self, message: str, turn: int, step: int, count: int) -> None:
+        super().__init__(message)
+        self.turn = turn
+        self.step = step
+        self.count = count
 
 
 class CaseProvider(ABC):

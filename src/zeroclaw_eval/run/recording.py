@@ -22,7 +22,7 @@ from zeroclaw_eval.case.offer import check_offer, offered_names
 from zeroclaw_eval.errors import AdmissionError, ConfigError, RunError, ZeroclawEvalError
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.modes.base import CaseProvider, RunMode
-from zeroclaw_eval.protocol import Message, ModelReply, Tool
+from zeroclaw_eval.protocol import Message, ModelReply, Tool, ToolResult
 from zeroclaw_eval.util.atomic import write_whole
 
 if TYPE_CHECKING:
@@ -58,6 +58,10 @@ class RecordingMode(RunMode):
 
     def __init__(self, inner: RunMode) -> None:
         self.inner = inner
+        # The case a worker thread is setting up: its provider is made just before
+        # its tools, on the same thread.
+        self._current = threading.local()
+        self._kept: dict[int, dict[str, list[ToolResult]]] = {}
         # Reports name the recorded mode, and it keeps what it can do.
         self.name = inner.name  # type: ignore[misc]
         self.replays_scripts = inner.replays_scripts  # type: ignore[misc]
@@ -75,7 +79,18 @@ class RecordingMode(RunMode):
         return self.inner.generation_settings(config)
 
     def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
-        return self.inner.tools(available, config)
+        """The inner mode's tools, each of a team's own MCP server's (``upstream``) kept
+        call by call for the case being set up."""
+        offered = self.inner.tools(available, config)
+        key = getattr(self._current, "trace", None)
+        if key is None:
+            return offered
+        with self._lock:
+            kept = self._kept.setdefault(key, {})
+        return {
+            name: _Kept(tool, kept) if getattr(tool, "upstream", False) else tool
+            for name, tool in offered.items()
+        }
 
     def concurrency(self, config: EvalConfig) -> int:
         return self.inner.concurrency(config)
@@ -84,7 +99,12 @@ class RecordingMode(RunMode):
         recording = RecordingProvider(self.inner.provider(trace, config))
         with self._lock:  # cases may run in threads
             self._recorded[id(trace)] = recording
+        self._current.trace = id(trace)
         return recording
+
+    def tool_results(self, case: Case) -> dict[str, list[ToolResult]]:
+        """What a team's own MCP server returned to ``case``, per tool, in call order."""
+        return self._kept.get(id(case.trace), {})
 
     def replies(self, case: Case) -> list[list[ModelReply]]:
         """The replies recorded for ``case``, per turn. Raises :class:`RunError` if it never ran."""
@@ -92,6 +112,22 @@ class RecordingMode(RunMode):
         if recording is None:
             raise RunError(f"case {case.name!r} was not run, so nothing was recorded")
         return recording.turns
+
+
+class _Kept:
+    """A tool whose every result is kept (the real MCP server's, for the fixture)."""
+
+    def __init__(self, tool: Tool, kept: dict[str, list[ToolResult]]) -> None:
+        self._tool = tool
+        self._kept = kept
+        self.name = tool.name
+        self.description = tool.description
+        self.parameters = tool.parameters
+
+    def run(self, arguments: dict[str, Any]) -> ToolResult:
+        result = self._tool.run(arguments)
+        self._kept.setdefault(self.name, []).append(result)
+        return result
 
 
 def step(reply: ModelReply) -> dict[str, Any]:
@@ -127,10 +163,13 @@ def fixture_document(
     case: Case,
     replies: Sequence[Sequence[ModelReply]],
     requests: Sequence[Mapping[str, Any]] = (),
+    served: Mapping[str, Sequence[ToolResult]] | None = None,
 ) -> dict[str, Any]:
-    """The replay fixture for a recorded case: its own inputs and expects, the model's
-    steps, and with each step the request it answered when ``requests`` (the case
-    report's, normalised and compacted) pair up with the steps one to one."""
+    """The replay fixture for a recorded case: its own inputs, expects and scripted tool
+    results, the model's steps, what a team's own MCP server returned (``served``) as
+    scripted tool results too, and with each step the request it answered when
+    ``requests`` (the case report's, normalised and compacted) pair up with the steps
+    one to one."""
     document: dict[str, Any] = {
         "model_name": case.trace.model_name,
         "turns": [
@@ -141,6 +180,19 @@ def fixture_document(
     }
     if case.trace.drift_ignore is not None:
         document["drift_ignore"] = case.trace.drift_ignore
+    scripted: dict[str, list[dict[str, Any]]] = {}
+    for name, entries in (case.trace.tool_results or {}).items():
+        # The recording ran on them: so does its replay.
+        scripted[name] = [entry.model_dump(exclude_defaults=True) for entry in entries]
+    for name, results in (served or {}).items():
+        scripted[name] = [
+            {"result": result.output}
+            if result.success
+            else {"result": result.output, "error": True}
+            for result in results
+        ]
+    if scripted or case.trace.tool_results is not None:
+        document["tool_results"] = scripted
     attach_requests(document, requests)
     return document
 
@@ -254,7 +306,9 @@ def record_suite(
     refused: list[str] = []
     for case, case_report, target in zip(cases, report.cases, targets, strict=True):
         if case_report.error is None:
-            document = fixture_document(case, live.replies(case), case_report.requests)
+            document = fixture_document(
+                case, live.replies(case), case_report.requests, live.tool_results(case)
+            )
             try:
                 write_fixture(document, target, registry, scripted, config)
             except AdmissionError as exc:

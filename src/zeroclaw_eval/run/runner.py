@@ -30,18 +30,25 @@ from zeroclaw_eval.case.suite import load_suite
 from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.grading.record import ModelRequest, RunRecord
-from zeroclaw_eval.modes.base import RunMode
+from zeroclaw_eval.modes.base import RunMode, StepsLeftUnused
 from zeroclaw_eval.modes.notes import collecting
 from zeroclaw_eval.plugins.manager import get_plugin_manager
 from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport, plural
-from zeroclaw_eval.run.sessions import OpenSessions, model_bridge, workers
+from zeroclaw_eval.run.sessions import (
+    OpenSessions,
+    mcp_upstream,
+    model_bridge,
+    tool_server,
+    workers,
+)
 from zeroclaw_eval.run.supervise import Supervisor
 from zeroclaw_eval.util.warmup import set_up_s
 from zeroclaw_eval.workspace import fresh_workspace
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.agents.base import RouteOpener
+    from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
+    from zeroclaw_eval.toolserver.upstream import StdioUpstream
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -85,29 +92,58 @@ def execute(
     *,
     agent: AgentUnderTest | None = None,
     bridge: RouteOpener | None = None,
+    tool_server: ToolRouteOpener | None = None,
+    upstream: StdioUpstream | None = None,
     opened: Callable[[AgentSession], None] | None = None,
 ) -> RunRecord:
     """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
 
     ``agent`` defaults to the one ``config`` selects; ``bridge`` opens routes of the
-    run's model bridge, for an agent that needs one. The runner brackets each turn on the
+    run's model bridge, for an agent that needs one, ``tool_server`` of the run's MCP
+    tool server, for an agent served its tools. The fixture's scripted tool
+    results take the place of the tools they name. The runner brackets each turn on the
     mode's provider, so a turn that ends before its scripted steps are used is a
     run error whatever the agent. ``opened`` is told the session as soon as it
     exists, so that a case abandoned from another thread can be closed.
     """
     agent = agent if agent is not None else configured_agent(registry, config)
     provider = mode.provider(case.trace, config)
-    tools = mode.tools(registry.make_tools(), config)
-    side = ModelSide(case.name, provider, tools, config.max_tool_iterations, bridge)
+    available = registry.make_tools()
+    passed_on = None
+    if upstream is not None:  # the team's own MCP server, in a run that talks to a model
+        from zeroclaw_eval.toolserver.upstream import UpstreamCall
+
+        passed_on = UpstreamCall(upstream)
+        available = {**available, **passed_on.tools()}
+    tools = mode.tools(available, config)
+    script = None
+    if case.trace.tool_results is not None:
+        from zeroclaw_eval.case.scripted import ToolScript  # only fixtures that script
+
+        script = ToolScript(case.trace.tool_results)
+        tools = script.tools(tools)
+    side = ModelSide(case.name, provider, tools, config.max_tool_iterations, bridge, tool_server)
     session = agent.start(side)
     try:
         if opened is not None:
             opened(session)
         for index, turn in enumerate(case.trace.turns):
             provider.begin_turn(index)
+            if script is not None:
+                script.begin_turn(index)
             session.run_turn(index, turn.user_input)
-            provider.end_turn(index)
-        return session.record()
+            if script is not None:
+                script.check()
+            if passed_on is not None:
+                passed_on.check(index)
+            try:
+                provider.end_turn(index)
+            except StepsLeftUnused as unused:
+                raise agent.steps_left_unused(unused) from None
+        record = session.record()
+        if script is not None:
+            script.finish()
+        return record
     finally:
         session.close()
 
@@ -129,6 +165,8 @@ def attempt(
     *,
     agent: AgentUnderTest | None = None,
     bridge: RouteOpener | None = None,
+    tool_server: ToolRouteOpener | None = None,
+    upstream: StdioUpstream | None = None,
     opened: Callable[[AgentSession], None] | None = None,
 ) -> CaseReport:
     """Run and grade one case on this thread, turning every failure into its report.
@@ -155,10 +193,18 @@ def attempt(
         try:
             with fresh_workspace():
                 record = execute(
-                    case, mode, registry, config, agent=agent, bridge=bridge, opened=opened_here
+                    case,
+                    mode,
+                    registry,
+                    config,
+                    agent=agent,
+                    bridge=bridge,
+                    tool_server=tool_server,
+                    upstream=upstream,
+                    opened=opened_here,
                 )
                 tokens = (record.input_tokens, record.output_tokens)
-                checks = case.grade(record)
+                checks = case.grade(record) + record.certified_checks()
                 if mode.replays_scripts and config.drift != "off" and case.trace.stores_requests:
                     from zeroclaw_eval.run.drift import drift_outcome
 
@@ -288,7 +334,12 @@ def run_cases(
             report = CaseReport(report.name, report.source, (), error, report.duration_s)
         return report
 
-    with model_bridge(agent.needs_bridge) as bridge:
+    passed_on = agent.mcp_upstream if mode.talks_to_provider else None
+    with (
+        model_bridge(agent.needs_bridge) as bridge,
+        tool_server(agent.serves_tools) as tools,
+        mcp_upstream(passed_on) as upstream,
+    ):
 
         def job(index: int) -> CaseReport:
             try:
@@ -299,6 +350,8 @@ def run_cases(
                     config,
                     agent=agent,
                     bridge=bridge,
+                    tool_server=tools,
+                    upstream=upstream,
                     opened=lambda session: sessions.add(index, session),
                 )
             finally:

@@ -2,6 +2,7 @@
 
 The runner asks :func:`workers` how many cases run at once, starts one loopback
 model bridge for the whole run when the agent needs it (:func:`model_bridge`),
+and one MCP tool server when it takes its tools from the harness (:func:`tool_server`),
 and keeps each running case's session in :class:`OpenSessions`, so that a case
 abandoned at its time limit, or cut short by an interruption, can be closed from
 another thread.
@@ -10,7 +11,7 @@ another thread.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,8 @@ from zeroclaw_eval.errors import ZeroclawEvalError
 from zeroclaw_eval.modes.base import RunMode
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.agents.base import RouteOpener
+    from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
+    from zeroclaw_eval.toolserver.upstream import StdioUpstream
 
 
 def workers(mode: RunMode, agent: AgentUnderTest, config: EvalConfig) -> int:
@@ -112,3 +114,44 @@ def model_bridge(needed: bool) -> Iterator[RouteOpener | None]:
         yield bridge.routes()
     finally:
         bridge.close()
+
+
+@contextmanager
+def tool_server(needed: bool) -> Iterator[ToolRouteOpener | None]:
+    """The run's loopback MCP tool server when ``needed``, stopped on every way out.
+
+    What is yielded opens routes of it
+    (:attr:`~zeroclaw_eval.agents.base.ModelSide.tool_server`): not the server itself.
+    """
+    if not needed:
+        yield None
+        return
+    from zeroclaw_eval.toolserver.server import ToolServer
+
+    server = ToolServer()
+    try:
+        try:
+            server.start()
+        except OSError as exc:
+            raise ZeroclawEvalError(
+                f"the MCP tool server could not start on 127.0.0.1: {exc.strerror or exc}"
+            ) from None
+        yield server.routes()
+    finally:
+        server.close()
+
+
+@contextmanager
+def mcp_upstream(argv: Sequence[str] | None) -> Iterator[StdioUpstream | None]:
+    """The team's own MCP server when ``argv`` names one, killed on every way out."""
+    if argv is None:
+        yield None
+        return
+    from zeroclaw_eval.toolserver.upstream import StdioUpstream
+
+    upstream = StdioUpstream(argv)
+    try:
+        upstream.start()
+        yield upstream
+    finally:
+        upstream.close()

@@ -1,0 +1,160 @@
+"""Scripted tool results: a fixture's ``tool_results``, admitted, then played.
+
+A fixture may script what a named tool returns, call by call across the case::
+
+    "tool_results": {"weather": [{"result": "12 C, rain"}, {"result": "timeout", "error": true}]}
+
+so that a case can exercise a tool that cannot run in CI (it reaches a real
+service), with results that never drift. A scripted tool never runs: its n-th
+call gets the n-th scripted result. A name no plugin registers is offered to the
+agent too (with an open ``{"type": "object"}`` schema); a registered one keeps
+its description and schema.
+
+Admission holds the script to the scripted steps, as it holds them to the
+offer: a tool scripted no result, an error with no text, a result no scripted
+call can reach (the steps call the tool fewer times than it has results), and a
+script the expectations contradict (``tools_not_used`` naming the tool,
+``all_tools_succeeded: true`` beside a scripted error) are refused with file and
+field. At run time (:class:`ToolScript`) a call beyond the script, or a result
+left unused when the case ends, is a run error naming the turn and the call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from zeroclaw_eval.case.fixture import LlmTrace, ScriptedToolResult, ToolCallsResponse
+from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.grading.family import Problem
+from zeroclaw_eval.protocol import Tool, ToolResult
+from zeroclaw_eval.report.model import plural
+
+#: The schema a scripted tool that no plugin registers is offered with.
+OPEN_SCHEMA: Mapping[str, Any] = {"type": "object"}
+
+
+def scripted_calls(trace: LlmTrace) -> Counter[str] | None:
+    """How many times the scripted steps call each tool, or ``None`` when a turn has
+    no steps (live mode): then what reaches a result is the model's to decide."""
+    if any(turn.steps is None for turn in trace.turns):
+        return None
+    counts: Counter[str] = Counter()
+    for turn in trace.turns:
+        for step in turn.steps or ():
+            if isinstance(step.response, ToolCallsResponse):
+                counts.update(call.name for call in step.response.tool_calls)
+    return counts
+
+
+def admit_tool_results(trace: LlmTrace) -> Iterator[Problem]:
+    """Refuse a ``tool_results`` that is empty, contradicts itself or the expectations,
+    or scripts a result no scripted call can reach (paths from the fixture's root)."""
+    results = trace.tool_results or {}
+    calls = scripted_calls(trace)
+    not_used = trace.expects.get("tools_not_used")
+    all_succeed = trace.expects.get("all_tools_succeeded") is True
+    for name, scripted in results.items():
+        where = ("tool_results", name)
+        if not scripted:
+            yield Problem(where, "scripts no result: give at least one, or drop the tool")
+            continue
+        if isinstance(not_used, list) and name in not_used:
+            yield Problem(where, f"contradicts tools_not_used naming {name!r}")
+        for index, entry in enumerate(scripted):
+            if entry.error and not entry.result:
+                yield Problem(
+                    (*where, index, "result"),
+                    "a scripted error needs its text: it is all the model is told",
+                )
+        reach = len(scripted) if calls is None else min(calls[name], len(scripted))
+        if calls is not None and calls[name] < len(scripted):
+            yield Problem(
+                (*where, calls[name]),
+                f"no scripted call reaches this result: the steps call {name!r} "
+                f"{plural(calls[name], 'time')}",
+            )
+        if all_succeed:
+            for index, entry in enumerate(scripted[:reach]):
+                if entry.error:
+                    yield Problem(
+                        (*where, index, "error"),
+                        "contradicts all_tools_succeeded=true: this call is scripted to fail",
+                    )
+
+
+class ToolScript:
+    """One case attempt's scripted tools: each call gets the next result of its tool.
+
+    A call beyond a tool's script gets a failed result, and the case a run error at
+    the end of the turn (:meth:`check`); :meth:`finish` refuses a result left unused.
+    """
+
+    def __init__(self, results: Mapping[str, list[ScriptedToolResult]]) -> None:
+        self._results = {name: list(entries) for name, entries in results.items()}
+        self._used: Counter[str] = Counter()
+        self._turn = 0
+        self._problems: list[str] = []
+
+    def tools(self, available: Mapping[str, Tool]) -> dict[str, Tool]:
+        """``available`` with each scripted tool in place of the real one (or added)."""
+        tools = dict(available)
+        for name in self._results:
+            real = available.get(name)
+            tools[name] = ScriptedTool(
+                self,
+                name,
+                real.description if real is not None else "",
+                real.parameters if real is not None else OPEN_SCHEMA,
+            )
+        return tools
+
+    def begin_turn(self, turn: int) -> None:
+        self._turn = turn
+
+    def next_result(self, name: str) -> ToolResult:
+        scripted = self._results[name]
+        call = self._used[name]
+        self._used[name] += 1
+        if call >= len(scripted):
+            problem = (
+                f"turn {self._turn}: call {call} to {name!r} has no scripted result "
+                f"(tool_results.{name} scripts {plural(len(scripted), 'result')})"
+            )
+            self._problems.append(problem)
+            return ToolResult(f"tool '{name}': {problem}", success=False)
+        entry = scripted[call]
+        return ToolResult(entry.result, success=not entry.error)
+
+    def check(self) -> None:
+        """Raise the run error of the first call beyond the script, if any."""
+        if self._problems:
+            raise RunError(self._problems[0])
+
+    def finish(self) -> None:
+        """After the last turn: raise a run error for the first result left unused."""
+        self.check()
+        for name, scripted in self._results.items():
+            used = self._used[name]
+            if used < len(scripted):
+                raise RunError(
+                    f"after the last turn (turn {self._turn}): tool_results.{name}[{used}] "
+                    f"left unused: the agent made {plural(used, 'call')} to {name!r} of "
+                    f"{len(scripted)} scripted"
+                )
+
+
+class ScriptedTool:
+    """A tool whose results are the fixture's: it never runs anything."""
+
+    def __init__(
+        self, script: ToolScript, name: str, description: str, parameters: Mapping[str, Any]
+    ) -> None:
+        self._script = script
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+
+    def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return self._script.next_result(self.name)

@@ -1,0 +1,473 @@
+"""The loopback MCP tool server: streamable HTTP on 127.0.0.1, one route per case attempt.
+
+Beside the model bridge, a run whose agent takes its tools over MCP starts one
+:class:`ToolServer` (an ephemeral port). Each case attempt opens a
+:class:`ToolRoute`: a private endpoint ``http://127.0.0.1:PORT/mcp/<token>`` that
+serves that case's tools and hands every ``tools/call`` to the case's ``dispatch``,
+one at a time (a per-case tool is never called twice at once).
+
+The transport is the specification's streamable HTTP, answering in JSON (never a
+stream: every reply is one response):
+
+- ``POST``: one JSON-RPC message. ``initialize`` opens a session, whose id comes
+  back in ``Mcp-Session-Id``; every later request must carry it (missing: 400;
+  unknown, ended, or another route's: 404). Notifications and client responses
+  get ``202 Accepted``;
+- ``GET`` (a server-to-client stream): ``405``, the server sends nothing unasked;
+- ``DELETE``: ends the session.
+
+A request whose ``Origin`` header is not a loopback origin is refused (403), as
+the specification asks of a local server (DNS rebinding).
+
+Whatever goes wrong on a route is one line of :attr:`ToolRoute.errors` (a
+malformed message, a body too large, a call refused by ``dispatch``, a call on
+a closed route, a session of another route, a client that hung up before its
+result was sent), prefixed by where the case was (``where()``), where the
+session of the case finds it. Nothing is printed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import select
+import socket
+import threading
+import weakref
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from zeroclaw_eval.errors import one_line
+from zeroclaw_eval.protocol import Tool
+from zeroclaw_eval.toolserver.jsonrpc import (
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RUN_ERROR,
+    Dispatch,
+    ProtocolError,
+    answer,
+    error_reply,
+    initialize_result,
+    parse,
+)
+
+#: The largest request body read: a tool call's arguments, not an upload.
+MAX_BODY_BYTES = 8 * 1024 * 1024
+
+SESSION_HEADER = "Mcp-Session-Id"
+
+#: The requests served inside a session; any other is ``-32601``, session or not.
+SESSION_METHODS = frozenset({"ping", "tools/list", "tools/call"})
+
+#: How long :meth:`ToolServer.close` waits for connection threads (one stuck in a
+#: tool that hangs is left to end on its own; its connection is already shut).
+CLOSE_WAIT_S = 5.0
+
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+
+class ToolRoute:
+    """One case attempt's MCP endpoint: its URL, its tools, what went wrong on it.
+
+    ``errors`` holds one line per failure, in order; :meth:`close` stops serving
+    (a later request is refused and recorded). Idempotent.
+    """
+
+    def __init__(
+        self,
+        server: ToolServer,
+        label: str,
+        tools: Mapping[str, Tool],
+        dispatch: Dispatch,
+        where: Callable[[], str],
+    ) -> None:
+        self.label = label
+        self.token = secrets.token_hex(8)
+        self.url = f"{server.url}/mcp/{self.token}"
+        self.tools = dict(tools)
+        self.errors: list[str] = []
+        self.closed = False
+        self.sessions: set[str] = set()
+        self._dispatch = dispatch
+        self._where = where
+        self._server = server
+        # One call at a time: the case's tools and its record are per-case objects.
+        self.lock = threading.Lock()
+
+    def dispatch(self, name: str, arguments: dict[str, Any]) -> Any:
+        return self._dispatch(name, arguments)
+
+    def settle(self) -> None:
+        """Wait for the call being run on this route, if any, to be settled (its
+        failure, if it fails, recorded): what the case saw is then complete."""
+        with self.lock:
+            pass
+
+    def fail(self, message: str) -> None:
+        """Keep one line saying what went wrong, prefixed with where the case was."""
+        where = self._where()
+        self.errors.append(one_line(f"{where}: {message}" if where else message))
+
+    def close(self) -> None:
+        self.closed = True
+        self._server._forget(self)
+
+    def __enter__(self) -> ToolRoute:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class ToolServer:
+    """The run's loopback MCP server, shared by every case through their routes."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self._host = host
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._routes: dict[str, ToolRoute] = {}
+        # A closed route stays known while its session holds it, so a late call is
+        # still recorded against its case.
+        self._closed: weakref.WeakValueDictionary[str, ToolRoute] = weakref.WeakValueDictionary()
+        self._sessions: weakref.WeakValueDictionary[str, ToolRoute] = weakref.WeakValueDictionary()
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Bind an ephemeral port and serve in a daemon thread."""
+        if self._server is not None:
+            return
+        server = _Server((self._host, 0), _Handler)
+        server.tools = self
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="zeroclaw-eval-tool-server",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop serving, end open connections, join the threads, free the port."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        server.drop_connections(CLOSE_WAIT_S)
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the tool server is not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def open_route(
+        self,
+        label: str,
+        tools: Mapping[str, Tool],
+        dispatch: Dispatch,
+        where: Callable[[], str] = lambda: "",
+    ) -> ToolRoute:
+        """A new private route serving ``tools``; ``dispatch`` runs each call."""
+        route = ToolRoute(self, label, tools, dispatch, where)
+        with self._lock:
+            self._routes[route.token] = route
+        return route
+
+    def routes(self) -> ToolRoutes:
+        """What an agent session is handed: a way to open routes, nothing else."""
+        return ToolRoutes(self)
+
+    def lookup(self, token: str) -> ToolRoute | None:
+        with self._lock:
+            return self._routes.get(token) or self._closed.get(token)
+
+    def new_session(self, route: ToolRoute) -> str:
+        session = secrets.token_hex(16)
+        with self._lock:
+            self._sessions[session] = route
+            route.sessions.add(session)
+        return session
+
+    def session_route(self, session: str) -> ToolRoute | None:
+        with self._lock:
+            return self._sessions.get(session)
+
+    def _forget(self, route: ToolRoute) -> None:
+        with self._lock:
+            if self._routes.pop(route.token, None) is not None:
+                self._closed[route.token] = route
+
+    def __enter__(self) -> ToolServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class ToolRoutes:
+    """Opens routes of one :class:`ToolServer`: all an agent session may ask of it."""
+
+    __slots__ = ("_server",)
+
+    def __init__(self, server: ToolServer) -> None:
+        self._server = server
+
+    def open_route(
+        self,
+        label: str,
+        tools: Mapping[str, Tool],
+        dispatch: Dispatch,
+        where: Callable[[], str] = lambda: "",
+    ) -> ToolRoute:
+        """See :meth:`ToolServer.open_route`."""
+        return self._server.open_route(label, tools, dispatch, where)
+
+
+class _Server(ThreadingHTTPServer):
+    """A threading HTTP server that can end its connections and join their threads."""
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 64
+    tools: ToolServer
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.connections: dict[socket.socket, threading.Thread] = {}
+        self.connections_lock = threading.Lock()
+
+    def drop_connections(self, timeout_s: float) -> None:
+        """Shut every open connection and wait for its thread, ``timeout_s`` at most each."""
+        with self.connections_lock:
+            connections = list(self.connections.items())
+        for connection, _ in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+        for _, thread in connections:
+            thread.join(timeout_s)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Silent: a client that hangs up is reported on its route, never printed."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves one connection (HTTP/1.1, keep-alive) of the tool server."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "zeroclaw-eval-tools"
+    sys_version = ""
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:
+            self.server.connections[self.connection] = threading.current_thread()
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            with self.server.connections_lock:
+                self.server.connections.pop(self.connection, None)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: the server reports through routes."""
+
+    # --- methods ---------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        # No server-initiated messages: the specification's answer is 405.
+        self._reply(405, None, extra={"Allow": "POST, DELETE"})
+
+    def do_DELETE(self) -> None:
+        route = self._route()
+        session = self.headers.get(SESSION_HEADER, "")
+        if route is None or session not in route.sessions:
+            self._reply(404, error_reply(None, INVALID_REQUEST, "no such session"))
+            return
+        route.sessions.discard(session)
+        self._reply(200, None)
+
+    def do_POST(self) -> None:
+        route = self._route()
+        try:
+            raw = self._read_body(route)
+        except ProtocolError as error:
+            self._reply(413, error.reply())
+            return
+        if route is None:
+            self._refuse_unknown_route()
+            return
+        if not self._local_origin():
+            route.fail(f"a request from origin {self.headers.get('Origin')!r} was refused")
+            self._reply(403, error_reply(None, INVALID_REQUEST, "origin not allowed"))
+            return
+        try:
+            message = parse(json.loads(raw.decode("utf-8")))
+        except (UnicodeDecodeError, ValueError) as exc:
+            route.fail(f"malformed JSON-RPC: the body is not JSON ({exc})")
+            self._reply(400, error_reply(None, PARSE_ERROR, f"Parse error: {exc}"))
+            return
+        except ProtocolError as error:
+            route.fail(f"malformed JSON-RPC: {error.message}")
+            self._reply(400, error.reply())
+            return
+        if message.method == "initialize" and message.expects_reply:
+            self._initialize(route, message.request_id, message.params)
+            return
+        if message.expects_reply and message.method not in SESSION_METHODS:
+            # Before any session: a client probing for a revision it prefers
+            # (``server/discover``) is told there is no such method, and falls back.
+            self._reply(
+                200,
+                error_reply(
+                    message.request_id, METHOD_NOT_FOUND, f"Method not found: {message.method}"
+                ),
+            )
+            return
+        if not self._in_session(route, message.request_id):
+            return
+        if route.closed:
+            what = f"a {message.method or 'response'}" if message.method else "a message"
+            route.fail(f"{what} on the MCP route after the case ended")
+            self._reply(404, error_reply(message.request_id, INVALID_REQUEST, "the case has ended"))
+            return
+        if not message.expects_reply:
+            self._reply(202, None)
+            return
+        with route.lock:  # held until the call is settled: see ToolRoute.settle
+            try:
+                reply = answer(message, route.tools, route.dispatch)
+            except ProtocolError as error:
+                if error.code == RUN_ERROR:
+                    route.fail(error.message)
+                reply = error.reply()
+            if message.method == "tools/call" and self._peer_gone():
+                name = message.params.get("name")
+                route.fail(
+                    f"the agent hung up before the result of its tools/call to {name!r} came"
+                )
+                self.close_connection = True
+                return
+        self._reply(200, reply)
+
+    # --- helpers ---------------------------------------------------------------------
+
+    def _route(self) -> ToolRoute | None:
+        parts = self.path.split("?", 1)[0].rstrip("/").split("/")
+        # ["", "mcp", token]
+        if len(parts) != 3 or parts[1] != "mcp":
+            return None
+        return self.server.tools.lookup(parts[2])
+
+    def _refuse_unknown_route(self) -> None:
+        session = self.headers.get(SESSION_HEADER)
+        owner = self.server.tools.session_route(session) if session else None
+        if owner is not None:
+            owner.fail("a request on an MCP route that is not its case's")
+        self._reply(404, error_reply(None, INVALID_REQUEST, "no such MCP route"))
+
+    def _initialize(self, route: ToolRoute, request_id: Any, params: Any) -> None:
+        if route.closed:
+            route.fail("an initialize on the MCP route after the case ended")
+            self._reply(404, error_reply(request_id, INVALID_REQUEST, "the case has ended"))
+            return
+        session = self.server.tools.new_session(route)
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": initialize_result(params)}
+        self._reply(200, reply, extra={SESSION_HEADER: session})
+
+    def _in_session(self, route: ToolRoute, request_id: Any) -> bool:
+        """Whether the request carries a session of ``route``; if not, refuse it."""
+        session = self.headers.get(SESSION_HEADER)
+        if not session:
+            route.fail(f"a request without the {SESSION_HEADER} header that initialize gave")
+            self._reply(
+                400,
+                error_reply(request_id, INVALID_REQUEST, f"missing {SESSION_HEADER} header"),
+            )
+            return False
+        if session in route.sessions:
+            return True
+        owner = self.server.tools.session_route(session)
+        if owner is not None and owner is not route:
+            # The case at fault is the session's: the route's own case did nothing.
+            owner.fail(f"a request on another case's MCP route (case {route.label!r})")
+        else:
+            route.fail("a request with an unknown or ended MCP session")
+        self._reply(404, error_reply(request_id, INVALID_REQUEST, "no such session"))
+        return False
+
+    def _local_origin(self) -> bool:
+        origin = self.headers.get("Origin")
+        if not origin or origin == "null":
+            return origin is None
+        return (urlsplit(origin).hostname or "") in _LOOPBACK_HOSTS
+
+    def _read_body(self, route: ToolRoute | None) -> bytes:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0 or length > MAX_BODY_BYTES:
+            self.close_connection = True
+            if route is not None:
+                route.fail(f"a request body of {length} bytes is too large")
+            raise ProtocolError(INVALID_REQUEST, f"a body of {length} bytes is too large")
+        return self.rfile.read(length)
+
+    def _peer_gone(self) -> bool:
+        """Whether the client closed its end while its call ran."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _reply(
+        self, status: int, document: dict[str, Any] | None, extra: dict[str, str] | None = None
+    ) -> None:
+        body = b"" if document is None else json.dumps(document, ensure_ascii=False).encode()
+        head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}"]
+        if document is not None:
+            head.append("Content-Type: application/json")
+        head.append(f"Content-Length: {len(body)}")
+        head.extend(f"{name}: {value}" for name, value in (extra or {}).items())
+        if self.close_connection:
+            head.append("Connection: close")
+        with contextlib.suppress(OSError):
+            self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+
+
+_REASONS = {
+    200: "OK",
+    202: "Accepted",
+    400: "Bad Request",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    413: "Content Too Large",
+}

@@ -1,0 +1,178 @@
+"""Scripted tool results (``tool_results``): admitted like scripted steps, played call by call.
+
+Through the reference loop here; through an agent served its tools over MCP in
+tests/test_served_tools.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval.testing import run_cli
+
+from .conftest import echo_case
+
+
+def weather_case(*results: dict[str, Any], calls: int = 1) -> dict[str, Any]:
+    """The model asks ``weather`` ``calls`` times (one step each), then answers."""
+    steps: list[dict[str, Any]] = [
+        {
+            "response": {
+                "type": "tool_calls",
+                "tool_calls": [{"id": f"w{n}", "name": "weather", "arguments": {"city": "Oslo"}}],
+            }
+        }
+        for n in range(calls)
+    ]
+    steps.append({"response": {"type": "text", "content": "Done."}})
+    return {
+        "model_name": "weather",
+        "tool_results": {"weather": list(results)},
+        "turns": [{"user_input": "Weather in Oslo?", "steps": steps}],
+        "expects": {"tool_results_contain": [{"tool": "weather", "needle": "Oslo"}]},
+    }
+
+
+def run_case(tmp_path: Path, case: dict[str, Any], *args: str) -> Any:
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    return run_cli(["eval", "run", str(path), "--format", "json", *args])
+
+
+def test_a_scripted_tool_returns_its_script_and_its_error_flag(tmp_path: Path) -> None:
+    case = weather_case(
+        {"result": "Oslo: 3 C, snow"}, {"result": "Oslo: service down", "error": True}, calls=2
+    )
+    case["expects"] = {
+        "tool_results_contain": [
+            {"tool": "weather", "needle": "3 C, snow", "call_index": 0},
+            {
+                "tool": "weather",
+                "needle": "tool 'weather' failed: Oslo: service down",
+                "call_index": 1,
+            },
+        ],
+        "all_tools_succeeded": False,
+        "exact_tool_calls": 2,
+    }
+    result = run_case(tmp_path, case)
+    assert result.exit_code == 0, result.stdout
+    checks = json.loads(result.stdout)["cases"][0]["checks"]
+    assert all(check["passed"] for check in checks) and len(checks) == 4
+
+
+def test_a_scripted_result_takes_the_place_of_a_registered_tool(tmp_path: Path) -> None:
+    case = echo_case(tool_results={"echo": [{"result": "not what echo says"}]})
+    case["expects"]["tool_results_contain"] = [{"tool": "echo", "needle": "not what echo says"}]
+    assert run_case(tmp_path, case).exit_code == 0
+
+
+def test_a_call_beyond_the_script_is_a_run_error_naming_turn_and_call(tmp_path: Path) -> None:
+    result = run_case(tmp_path, weather_case({"result": "Oslo: 3 C"}, calls=2))
+    assert result.exit_code == 1
+    error = json.loads(result.stdout)["cases"][0]["error"]
+    assert error == (
+        "case 'weather': turn 0: call 1 to 'weather' has no scripted result "
+        "(tool_results.weather scripts 1 result)"
+    )
+
+
+def refusal(tmp_path: Path, case: dict[str, Any], *args: str) -> str:
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    result = run_cli(["eval", "check", str(path), *args])
+    assert result.exit_code != 0
+    lines = [
+        line
+        for line in result.stderr.splitlines()
+        if "case.json: " in line and "refused" not in line
+    ]
+    assert len(lines) == 1, result.stderr
+    return lines[0].split("case.json: ", 1)[1]
+
+
+def with_results(results: Any, **expects: Any) -> dict[str, Any]:
+    case = weather_case({"result": "Oslo: 3 C"})
+    case["tool_results"] = results
+    case["expects"].update(expects)
+    return case
+
+
+def without_boundary(case: dict[str, Any]) -> dict[str, Any]:
+    """``case`` graded on its answer only: no family naming the tool's calls."""
+    del case["expects"]["tool_results_contain"]
+    case["expects"]["response_contains"] = ["Done"]
+    return case
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        (
+            with_results({"weather": [{"result": "x", "eror": True}]}),
+            "tool_results.weather[0].eror=true: unknown key",
+        ),
+        (
+            with_results({"weather": []}),
+            "tool_results.weather: scripts no result: give at least one, or drop the tool",
+        ),
+        (
+            with_results({"weather": [{"result": "", "error": True}]}),
+            'tool_results.weather[0].result="": a scripted error needs its text: it is all the '
+            "model is told",
+        ),
+        (
+            with_results({"weather": [{"result": "a"}, {"result": "b"}]}),
+            "tool_results.weather[1]: no scripted call reaches this result: the "
+            "steps call 'weather' 1 time",
+        ),
+        (
+            with_results({"weather": [{"result": "a"}], "clock": [{"result": "noon"}]}),
+            "tool_results.clock[0]: no scripted call reaches this result: the "
+            "steps call 'clock' 0 times",
+        ),
+        (
+            without_boundary(
+                with_results({"weather": [{"result": "a"}]}, tools_not_used=["weather"])
+            ),
+            "tool_results.weather: contradicts tools_not_used naming 'weather'",
+        ),
+        (
+            with_results({"weather": [{"result": "a", "error": True}]}, all_tools_succeeded=True),
+            "tool_results.weather[0].error=true: contradicts all_tools_succeeded=true: this "
+            "call is scripted to fail",
+        ),
+    ],
+    ids=[
+        "unknown-key",
+        "empty",
+        "error-without-text",
+        "unreachable",
+        "never-called",
+        "tools-not-used",
+        "all-tools-succeeded",
+    ],
+)
+def test_admission_refuses_a_script_that_cannot_play_as_written(
+    tmp_path: Path, case: dict[str, Any], message: str
+) -> None:
+    assert refusal(tmp_path, copy.deepcopy(case)) == message
+
+
+def test_a_scripted_tool_outside_the_offer_is_refused(tmp_path: Path) -> None:
+    case = echo_case(tool_results={"echo": [{"result": "hello"}]})
+    config = tmp_path / "zeroclaw.toml"
+    config.write_text("[eval.live]\nallowed_tools = []\n", encoding="utf-8")
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "case.json").write_text(json.dumps(case), encoding="utf-8")
+    result = run_cli(["eval", "check", "--config", str(config), "--suite", str(tmp_path / "suite")])
+    assert result.exit_code != 0
+    assert (
+        "case.json: tool_results.echo: scripts results for 'echo', which is registered but "
+        "not offered to the agent (eval.live.allowed_tools: none)"
+    ) in result.stderr
