@@ -15,14 +15,16 @@ import socket
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
+from pydantic import BeforeValidator
 
 from zeroclaw_eval import (
     AdmissionError,
     CheckResult,
     Family,
+    Params,
     Problem,
     Registry,
     RunMode,
@@ -203,6 +205,10 @@ def test_an_empty_entry_beside_a_real_one_is_admitted(registry: Registry, replay
     case = admit_data(data, registry, replay, source=SOURCE)
     assert [e.name for e in case.expectations] == ["response_contains", "tools_used"]
     assert [c.check for c in case.grade(RunRecord())] == ["tools_used: echo"]
+    # In either order: the entry that produces checks may come first.
+    data = echo_case(expects={"tools_used": ["echo"], "response_contains": []})
+    case = admit_data(data, registry, replay, source=SOURCE)
+    assert [e.name for e in case.expectations] == ["tools_used", "response_contains"]
 
 
 def test_an_unknown_family_lists_the_known_ones(registry: Registry, replay: RunMode) -> None:
@@ -386,3 +392,132 @@ def test_a_file_that_says_it_is_empty_is_read_to_its_end(
     message = refused_file(path, registry, replay)
     column = len(str(os.getpid())) + 2
     assert message == f"{path}: not valid JSON: Extra data (line 1, column {column})"
+
+
+def test_a_file_is_refused_by_the_agent_it_is_admitted_for(
+    tmp_path: Path, registry: Registry, replay: RunMode
+) -> None:
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(echo_case(expects={"tools_used": ["echo"]})), encoding="utf-8")
+    with pytest.raises(AdmissionError) as refused:
+        admit_file(path, registry, replay, agent=Skeptic())
+    assert str(refused.value) == (
+        f"{path}: expects.tools_used: agent 'skeptic' cannot certify this family"
+    )
+
+
+def test_a_file_that_fails_while_read_is_refused_with_the_system_s_reason(
+    tmp_path: Path, registry: Registry, replay: RunMode
+) -> None:
+    # A process's memory file opens as a regular file, and its first read fails.
+    path = tmp_path / "case.json"
+    path.symlink_to(f"/proc/{os.getpid()}/mem")
+    assert refused_file(path, registry, replay) == f"{path}: cannot be read: Input/output error"
+
+
+@pytest.mark.parametrize("over", [1, 0], ids=["one-byte-over", "at-the-limit"])
+def test_a_file_that_grows_past_the_limit_while_read_is_refused(
+    tmp_path: Path,
+    registry: Registry,
+    replay: RunMode,
+    monkeypatch: pytest.MonkeyPatch,
+    over: int,
+) -> None:
+    # A /proc file's size reads 0 and it has more: as for a file that grew since
+    # its size was taken, reading goes on, and what was read is held to the limit
+    # (here lowered to the file's length, which no fixture on disk can stage).
+    proc = Path(f"/proc/{os.getpid()}/cmdline")
+    length = len(proc.read_bytes())  # this process's command line: it does not change
+    monkeypatch.setattr(admission, "MAX_FIXTURE_BYTES", length - over)
+    path = tmp_path / "case.json"
+    path.symlink_to(proc)
+    message = refused_file(path, registry, replay)
+    if over:
+        assert message == f"{path}: larger than 0 MiB: too big to be a fixture"
+    else:
+        assert message.startswith(f"{path}: not valid JSON")
+
+
+# --- locating an error in the document -------------------------------------------------
+
+
+def test_a_key_named_like_the_response_type_is_not_taken_for_the_tag(
+    registry: Registry, replay: RunMode
+) -> None:
+    # pydantic puts the tag "text" into the location, then the key "text" follows.
+    data = echo_case()
+    data["turns"][0]["steps"][1]["response"]["text"] = 1
+    assert refused_data(data, registry, replay) == (
+        f"{SOURCE}: turns[0].steps[1].response.text=1: unknown key"
+    )
+
+
+def test_a_top_level_type_key_is_not_taken_for_a_tag(registry: Registry, replay: RunMode) -> None:
+    # The root of a fixture is no union: its keys are never a tag.
+    data = echo_case(type="turns")
+    del data["turns"][0]["user_input"]
+    with pytest.raises(AdmissionError) as refused:
+        admit_data(data, registry, replay, source=SOURCE)
+    assert refused.value.lines == (
+        f"{SOURCE}: turns[0].user_input: required key is missing",
+        f'{SOURCE}: type="turns": unknown key',
+    )
+
+
+class Typed(Params):
+    """Parameters with a ``type`` key of their own: no union, so never a tag."""
+
+    type: str
+    count: int
+
+
+def _reshaping(name: str, reshape: Callable[[Any], Any], params: Any) -> Family[Any]:
+    """A plugin family whose parameters are reshaped before they are validated, so
+    that pydantic's locations no longer follow the document."""
+
+    class Reshaping(Family[Any]):
+        def grade(self, params: Any, run: RunRecord) -> list[CheckResult]:
+            return [CheckResult(self.name, True, "graded")]
+
+    Reshaping.name = name
+    Reshaping.params = Annotated[params, BeforeValidator(reshape)]
+    return Reshaping()
+
+
+@pytest.fixture(scope="module")
+def reshaped() -> Registry:
+    families = [
+        _reshaping("pairs", lambda v: dict(v) if isinstance(v, list) else v, dict[str, int]),
+        _reshaping("padded", lambda v: [*v, "x"] if isinstance(v, list) else v, list[int]),
+        _reshaping("words", lambda v: v.split() if isinstance(v, str) else v, list[int]),
+        _reshaping("typed", lambda v: v, list[Typed]),
+    ]
+
+    class Plugin:
+        @hookimpl
+        def zeroclaw_eval_register_families(self, register: Callable[[Family[Any]], None]) -> None:
+            for family in families:
+                register(family)
+
+    pm = get_plugin_manager(load_entry_points=False)
+    pm.register(Plugin(), name="shapes")
+    return Registry.from_plugin_manager(pm)
+
+
+@pytest.mark.parametrize(
+    ("entry", "line"),
+    [
+        ({"pairs": [["a", "x"]]}, "expects.pairs.a: input should be a valid integer"),
+        ({"padded": [1]}, "expects.padded[1]: input should be a valid integer"),
+        ({"words": "ab"}, "expects.words[0]: input should be a valid integer"),
+        (
+            {"typed": [{"type": "count", "count": "2"}]},
+            'expects.typed[0].count="2": must be an integer, not a string',
+        ),
+    ],
+    ids=["key-into-a-list", "index-past-the-end", "index-into-a-string", "type-names-a-key"],
+)
+def test_a_location_the_document_does_not_have_is_named_without_a_value(
+    reshaped: Registry, replay: RunMode, entry: dict[str, Any], line: str
+) -> None:
+    assert refused_data(echo_case(expects=entry), reshaped, replay) == f"{SOURCE}: {line}"

@@ -12,6 +12,7 @@ from typing import Any
 import pydantic
 import pytest
 from pydantic import BaseModel, ConfigDict, RootModel, ValidationError
+from typing_extensions import TypedDict
 
 from zeroclaw_eval import (
     AdmissionError,
@@ -63,6 +64,16 @@ class Paths(RootModel[list[str]]):
     pass
 
 
+class Closed(TypedDict, closed=True):  # type: ignore[call-arg]
+    """A closed TypedDict (PEP 728): pydantic forbids its unknown keys without a config."""
+
+    path: str
+
+
+class Open(TypedDict):
+    path: str
+
+
 def family_of(params: Any, **attributes: Any) -> Family[Any]:
     class Custom(Family[Any]):
         name = "custom"
@@ -87,6 +98,8 @@ def family_of(params: Any, **attributes: Any) -> Family[Any]:
         (list[Entry], []),
         (Paths, []),
         (list[NonEmptyStr], []),
+        (list[Closed], []),
+        (Open, ["Open"]),
     ],
     ids=[
         "pydantic-dataclass",
@@ -97,6 +110,8 @@ def family_of(params: Any, **attributes: Any) -> Family[Any]:
         "params",
         "root-model",
         "strings",
+        "closed-typed-dict",
+        "open-typed-dict",
     ],
 )
 def test_lax_parameter_types_names_every_object_type_that_keeps_unknown_keys(
