@@ -41,7 +41,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,7 +126,6 @@ class _Finder:
         for line in source.splitlines(keepends=True):
             self.line_starts.append(self.line_starts[-1] + len(line))
         self.found: list[Mutant] = []
-        self.skip: set[int] = set()  # ids of nodes never mutated (docstrings...)
 
     def offset(self, line: int, col: int) -> int:
         return self.line_starts[line - 1] + col
@@ -691,13 +690,6 @@ def report(
 def _score(killed: int, survived: int) -> str:
     total = killed + survived
     return f"{100 * killed / total:.1f} %" if total else "-"
-
-
-def iter_ids(module: str) -> Iterator[str]:
-    """The ids of one module's mutants (for the equivalents file)."""
-    source = (PROJECT / "src" / PACKAGE / module).read_bytes()
-    for mutant in mutants_of(module, source):
-        yield mutant.id
 
 
 if __name__ == "__main__":
