@@ -110,7 +110,9 @@ class LiveConfig(BaseModel):
         # JSON has no form for them: the request body would carry NaN, which no server parses.
         for path, item in _walk(value, ()):
             if isinstance(item, float) and not math.isfinite(item):
-                raise ValueError(f"{dotted(path)}={item}: not a finite number (a JSON request cannot carry it)")
+                raise ValueError(
+                    f"{dotted(path)}={item}: not a finite number (a JSON request cannot carry it)"
+                )
         return value
 
     def generation(self) -> dict[str, Any]:
