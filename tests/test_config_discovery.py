@@ -210,7 +210,6 @@ def pydantic_digest(config: Any) -> str:
         {"live": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "stop": ["\n"]}},
         {"live": {"extra_body": {"top_k": 40, "nested": {"a": [1, 2.5, None, True]}}}},
         {"live": {"extra_body": {"when": datetime.date(2026, 12, 3)}}},  # no JSON form
-        {"live": {"temperature": float("inf")}},  # pydantic writes null
         {"agent": {"command": ["python", "agent.py"], "env": {"K": "v"}}},
         {"agent": "reference", "gating": False},
     ],

@@ -59,17 +59,17 @@ class LiveConfig(BaseModel):
     """The ``model`` field of every request."""
     api_key_env: str | None = Field(None, min_length=1)
     """The name of the environment variable holding the key; unset: no ``Authorization``."""
-    timeout_s: float = Field(60.0, gt=0)
+    timeout_s: float = Field(60.0, gt=0, allow_inf_nan=False)
     """How long one request may take, whole (connect, send, the reply to its last
     byte), before it is a run error for its case."""
     max_retries: int = Field(2, ge=0)
     """Retries of requests answered with 429 or 5xx: a budget for each case, shared
     by all of its requests."""
-    retry_backoff_s: float = Field(1.0, ge=0)
+    retry_backoff_s: float = Field(1.0, ge=0, allow_inf_nan=False)
     """First wait before a retry, doubled each time, when the server sends no ``Retry-After``."""
     max_concurrency: int = Field(4, ge=1)
     """How many cases run at once."""
-    temperature: float = Field(0.0, ge=0)
+    temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     """The sampling temperature sent with every request."""
     max_tokens: int | None = Field(None, ge=1)
     """The most tokens one reply may have (sent only when set)."""
@@ -84,6 +84,37 @@ class LiveConfig(BaseModel):
     """The only tools offered to the agent and dispatched, in replay and live alike
     (unset: every registered tool); a call to another one fails."""
 
+    @field_validator("base_url")
+    @classmethod
+    def _host_and_port(cls, value: str | None) -> str | None:
+        # The socket layer takes a port modulo 65536 (99999 connects to 34463), so an
+        # impossible port would reach some other server while the errors name this one.
+        if value is not None:
+            from urllib.parse import urlsplit
+
+            parts = urlsplit(value)
+            try:
+                port = parts.port
+            except ValueError:
+                written = parts.netloc.rpartition(":")[2]
+                raise ValueError(f"port {written} is not a number from 1 to 65535") from None
+            if port == 0:
+                raise ValueError("port 0 is not a number from 1 to 65535")
+            if parts.scheme and not parts.hostname:
+                raise ValueError("names no host")
+        return value
+
+    @field_validator("extra_body")
+    @classmethod
+    def _finite_numbers(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # JSON has no form for them: the request body would carry NaN, which no server parses.
+        for path, item in _walk(value, ()):
+            if isinstance(item, float) and not math.isfinite(item):
+                raise ValueError(
+                    f"{dotted(path)}={item}: not a finite number (a JSON request cannot carry it)"
+                )
+        return value
+
     def generation(self) -> dict[str, Any]:
         """The settings that shape what the model writes, as a live run's report and
         history row record them: ``model``, ``temperature``, ``max_tokens``, ``seed``,
@@ -96,6 +127,17 @@ class LiveConfig(BaseModel):
             "stop": None if self.stop is None else list(self.stop),
             "extra_body": dict(self.extra_body),
         }
+
+
+def _walk(value: Any, path: tuple[str | int, ...]) -> Any:
+    """Every value inside a TOML value, with its path."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _walk(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _walk(item, (*path, index))
 
 
 #: How long a command agent may take to exit once its stdin is closed.
