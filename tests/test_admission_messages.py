@@ -215,7 +215,7 @@ def test_an_unknown_family_lists_the_known_ones(registry: Registry, replay: RunM
     known = ", ".join(sorted(registry.families))
     assert refused_data(echo_case(expects={"response_contain": ["x"]}), registry, replay) == (
         f"{SOURCE}: expects.response_contain: unknown key: no such expectation family "
-        f"(known: {known})"
+        f"(did you mean 'response_contains'?) (known: {known})"
     )
 
 
@@ -237,7 +237,7 @@ def test_a_typo_is_shown_beside_the_key_it_misspells(registry: Registry, replay:
         admit_data(data, registry, replay, source=SOURCE)
     assert refused.value.lines == (
         f"{SOURCE}: model_name: required key is missing",
-        f'{SOURCE}: modle_name="echo-hello": unknown key',
+        f'{SOURCE}: modle_name="echo-hello": unknown key (did you mean \'model_name\'?)',
     )
 
 

@@ -174,7 +174,7 @@ def test_params_are_strict_closed_and_frozen(entries: Registry, entries_mode: Ru
         f'{SOURCE}: expects.custom[0].count="2": must be an integer, not a string'
     )
     assert refusal(entries, entries_mode, [{"path": "a", "cuont": 2}]) == (
-        f"{SOURCE}: expects.custom[0].cuont=2: unknown key"
+        f"{SOURCE}: expects.custom[0].cuont=2: unknown key (did you mean 'count'?)"
     )
 
 
