@@ -237,7 +237,7 @@ def test_a_typo_is_shown_beside_the_key_it_misspells(registry: Registry, replay:
         admit_data(data, registry, replay, source=SOURCE)
     assert refused.value.lines == (
         f"{SOURCE}: model_name: required key is missing",
-        f'{SOURCE}: modle_name="echo-hello": unknown key (did you mean \'model_name\'?)',
+        f"{SOURCE}: modle_name=\"echo-hello\": unknown key (did you mean 'model_name'?)",
     )
 
 
