@@ -181,3 +181,74 @@ def test_the_public_models_are_strict_without_being_asked() -> None:
     ]
     with pytest.raises(ValidationError):
         TextResponse.model_validate({"type": "text", "content": 1})
+
+
+REQUEST = {
+    "history": 0,
+    "messages": [{"role": "user", "content": "Hi"}],
+    "tools": {"echo": {"description": "Echo", "parameters": {"type": "object"}}},
+    "settings": {"temperature": 0},
+}
+
+
+def trace_with(turns: list[dict[str, Any]]) -> LlmTrace:
+    return LlmTrace.model_validate({"model_name": "m", "turns": turns, "expects": {}})
+
+
+def test_a_stored_request_is_read_back_as_written_and_only_where_stored() -> None:
+    text = {"response": {"type": "text", "content": "hello"}}
+    trace = trace_with(
+        [
+            {"user_input": "Hi", "steps": [{**text, "request": REQUEST}, text]},
+            {"user_input": "Again", "steps": [{**text, "request": {"history": 2}}]},
+            {"user_input": "Live"},  # no steps: a turn a live run answers
+        ]
+    )
+    assert trace.stores_requests is True
+    assert trace.stored_requests() == [
+        (0, 0, REQUEST),
+        (0, 1, None),
+        (1, 0, {"history": 2, "messages": []}),  # tools and settings: the previous ones
+    ]
+
+
+def test_a_trace_without_stored_requests_says_so() -> None:
+    text = {"response": {"type": "text", "content": "hello"}}
+    trace = trace_with([{"user_input": "Hi", "steps": [text]}, {"user_input": "Live"}])
+    assert trace.stores_requests is False
+    assert trace.stored_requests() == [(0, 0, None)]
+
+
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        (
+            lambda case: case["turns"][0]["steps"][0].update({"request": {"history": -1}}),
+            "turns[0].steps[0].request.history=-1: input should be greater than or equal to 0",
+        ),
+        (
+            lambda case: case.update({"drift_ignore": [""]}),
+            'drift_ignore[0]="": must not be empty',
+        ),
+    ],
+    ids=["negative-history", "empty-ignored-path"],
+)
+def test_the_recorded_request_fields_refuse_what_cannot_be(
+    registry: Registry, replay: RunMode, change: Callable[[dict[str, Any]], object], line: str
+) -> None:
+    assert refused(registry, replay, change) == f"{SOURCE}: {line}"
+
+
+def test_a_scripted_tool_result_succeeds_unless_it_says_it_erred(
+    registry: Registry, replay: RunMode
+) -> None:
+    case = admitted(
+        registry, replay, lambda c: c.update({"tool_results": {"echo": [{"result": "hi"}]}})
+    )
+    (scripted,) = (case.trace.tool_results or {})["echo"]
+    assert (scripted.result, scripted.error) == ("hi", False)
+
+
+def test_a_scripted_tool_result_needs_a_tool_name(registry: Registry, replay: RunMode) -> None:
+    line = refused(registry, replay, lambda c: c.update({"tool_results": {"": [{"result": "x"}]}}))
+    assert line == f'{SOURCE}: tool_results[""]["[key]"]: string should have at least 1 character'
