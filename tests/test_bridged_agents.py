@@ -265,3 +265,33 @@ def test_the_harness_tool_offer_does_not_bind_an_agent_with_tools_of_its_own(
     refused = run(config, suite, "--agent", "reference")
     assert refused.exit_code == 1
     assert "registered but not offered to the agent" in refused.stderr
+
+
+def test_served_tools_lift_exactly_the_refusals_the_mcp_side_answers() -> None:
+    """A bridged agent with tools of its own cannot certify a tool's success nor
+    the arguments it dispatched; served the case's tools over MCP, it can: the
+    success flag and the arguments then come from the MCP side."""
+    from zeroclaw_eval.agents.command import CommandAgent
+    from zeroclaw_eval.case.fixture import LlmTrace
+    from zeroclaw_eval.config import AgentTable
+
+    expects = {
+        "all_tools_succeeded": True,
+        "tool_call_status": [{"tool": "echo", "status": "succeeded"}],
+        "tool_arguments_contain": [{"tool": "echo", "needle": "hi"}],
+        "tool_results_contain": [{"tool": "echo", "needle": "hi"}],
+    }
+    trace = LlmTrace.model_validate(
+        {
+            "model_name": "m",
+            "turns": [
+                {"user_input": "Hi", "steps": [{"response": {"type": "text", "content": "hi"}}]}
+            ],
+            "expects": expects,
+        }
+    )
+    own = CommandAgent(AgentTable(command=["agent"]), Path("."), "eval.agent")
+    served = CommandAgent(AgentTable(command=["agent"], tools="served"), Path("."), "eval.agent")
+    refused = {problem.path[-1] for problem in own.admit(trace)}
+    assert refused == {"all_tools_succeeded", "tool_call_status", "tool_arguments_contain"}
+    assert list(served.admit(trace)) == []
