@@ -240,3 +240,14 @@ BUILT_IN = {
     "tool_arguments_contain": "the arguments dispatched to a tool contain the needle",
     "tool_results_contain": "the text a tool returned (or its error) contains the needle",
 }
+
+
+def test_a_family_that_says_nothing_of_tools_or_scripts_finds_nothing() -> None:
+    """The defaults a third-party family inherits: no tool it names, and nothing
+    the script settles (what `eval check` and the tool offer iterate over)."""
+    from zeroclaw_eval.grading.script import Script, ScriptedCall
+
+    family = family_of(list[str])
+    script = Script(calls=(ScriptedCall(0, "echo"),), replies=("hi",), final_response="hi")
+    assert list(family.consistency(["x"], script)) == []
+    assert list(family.tools_named(["x"])) == []
