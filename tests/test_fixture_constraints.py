@@ -219,6 +219,15 @@ def test_a_trace_without_stored_requests_says_so() -> None:
     assert trace.stored_requests() == [(0, 0, None)]
 
 
+def test_a_stored_request_shares_no_history_unless_it_says_so() -> None:
+    text = {"response": {"type": "text", "content": "hello"}}
+    step = {**text, "request": {"messages": [{"role": "user", "content": "Hi"}]}}
+    trace = trace_with([{"user_input": "Hi", "steps": [step]}])
+    assert trace.stored_requests() == [
+        (0, 0, {"history": 0, "messages": [{"role": "user", "content": "Hi"}]})
+    ]
+
+
 @pytest.mark.parametrize(
     ("change", "line"),
     [
