@@ -16,6 +16,7 @@ import pytest
 
 from zeroclaw_eval import AdmissionError, Registry, RunMode
 from zeroclaw_eval.case.admission import admit_data
+from zeroclaw_eval.case.schema import fixture_schema
 from zeroclaw_eval.grading.record import ModelRequest, RunRecord
 
 from .conftest import echo_case
@@ -449,3 +450,80 @@ def test_a_needle_that_cannot_be_looked_for_is_refused(
     registry: Registry, replay: RunMode, needle: Any
 ) -> None:
     assert "expects.model_saw[0]" in refusal(registry, replay, model_saw=[needle])
+
+
+@pytest.mark.parametrize("role", ["system", "developer", "user", "assistant", "tool"])
+def test_a_needle_may_name_every_role_a_message_has(
+    registry: Registry, replay: RunMode, role: str
+) -> None:
+    admits(registry, replay, model_saw=[{"needle": "hello", "role": role}])
+    shown = run(request(0, 0, {"role": role, "content": "the needle"}))
+    assert grade(registry, "model_saw", [{"needle": "needle", "role": role}], shown)[0][1:] == (
+        True,
+        "shown at turn 0 step 0",
+    )
+
+
+def test_the_published_schema_of_a_needle_takes_a_string_or_an_object(registry: Registry) -> None:
+    entry = registry.family("model_saw")
+    assert entry is not None
+    needle = entry.obj.adapter.json_schema()["$defs"]["Needle"]
+    bare, full = needle["anyOf"]
+    assert bare == {"type": "string", "minLength": 1}
+    assert full["required"] == ["needle"]
+    assert sorted(full["properties"]) == ["needle", "role", "step", "turn"]
+
+
+def test_the_offered_schemas_are_searched_as_written(registry: Registry) -> None:
+    # Non-ASCII text as itself, and a value JSON has no form for by its text.
+    weather = OfferedTool(
+        "weather",
+        None,  # type: ignore[arg-type]  # an agent may offer a tool with no description
+        {"properties": {"unit": {"description": "Température"}}, "x-seen": {"tag"}},
+    )
+    shown = run(request(0, 0, user("hi"), tools=[weather]))
+    assert grade(registry, "model_saw", ["Température"], shown)[0][1] is True
+    assert grade(registry, "model_saw", ["{'tag'}"], shown)[0][1] is True
+    assert grade(registry, "model_never_saw", ["XX"], shown)[0][1] is True
+
+
+def test_the_last_texts_of_a_failed_model_saw_are_cut_at_80_characters(registry: Registry) -> None:
+    long = "x" * 100
+    shown = run(request(0, 0, user(long)))
+    assert grade(registry, "model_saw", ["needle"], shown)[0][2] == (
+        "never shown in 1 request; the last (turn 0 step 0) ended with: " + '"' + "x" * 75 + '..."'
+    )
+
+
+def test_the_published_schema_describes_each_family_for_fixture_authors(registry: Registry) -> None:
+    described = fixture_schema(registry)["properties"]["expects"]["properties"]
+    assert described["model_saw"]["description"] == (
+        "the model was shown the needle (optionally at a turn, a step, in messages of a role) "
+        "[plugin: model_side]"
+    )
+    assert described["model_never_saw"]["description"] == (
+        "the model was never shown the needle (in any request made, or those in scope) "
+        "[plugin: model_side]"
+    )
+    assert described["tools_offered"]["description"] == (
+        "every model request offered exactly / at least these tools, "
+        "optionally with schema properties required [plugin: model_side]"
+    )
+
+
+def test_the_published_schema_refuses_empty_names_and_negative_turns(registry: Registry) -> None:
+    # An editor validating against the schema refuses what admission refuses.
+    schema = fixture_schema(registry)["$defs"]
+    offer = schema["ToolsOffer"]["properties"]
+    non_empty = {"minLength": 1, "type": "string"}
+    assert offer["exactly"]["items"] == non_empty
+    assert offer["at_least"]["items"] == non_empty
+    assert offer["required"]["propertyNames"] == {"minLength": 1}
+    assert offer["required"]["additionalProperties"]["items"] == non_empty
+    assert offer["turn"]["minimum"] == 0
+    needle = schema["Needle"]["anyOf"][1]["properties"]
+    assert needle["needle"]["minLength"] == 1
+    assert needle["turn"]["minimum"] == 0
+    assert needle["step"]["minimum"] == 0
+    roles = needle["role"]["anyOf"][0]["enum"]
+    assert roles == ["system", "developer", "user", "assistant", "tool"]
