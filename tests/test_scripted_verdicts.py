@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval.case.fixture import LlmTrace, ScriptedToolResult
-from zeroclaw_eval.case.scripted import OPEN_SCHEMA, ToolScript, admit_tool_results, scripted_calls
+from zeroclaw_eval.case.scripted import ToolScript, admit_tool_results, scripted_calls
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.protocol import ToolResult
 
@@ -66,9 +66,15 @@ def test_a_script_every_call_reaches_is_admitted() -> None:
 
 
 def test_an_empty_script_is_refused_and_nothing_more_is_said_of_it() -> None:
-    case = trace({"a": [], "b": [{"result": "x"}]}, [calling("b"), DONE], tools_not_used=["a"])
+    # The next tool's script is still looked at.
+    script = {"a": [], "b": [{"result": "x"}, {"result": "y"}]}
+    case = trace(script, [calling("b"), DONE], tools_not_used=["a"])
     assert problems(case) == [
-        (("tool_results", "a"), "scripts no result: give at least one, or drop the tool")
+        (("tool_results", "a"), "scripts no result: give at least one, or drop the tool"),
+        (
+            ("tool_results", "b", 1),
+            "no scripted call reaches this result: the steps call 'b' 1 time",
+        ),
     ]
 
 
@@ -168,7 +174,7 @@ def test_a_scripted_tool_keeps_a_registered_ones_offer_or_is_offered_open() -> N
         "the real one",
         {"type": "object", "required": ["x"]},
     )
-    assert (tools["b"].description, tools["b"].parameters) == ("", OPEN_SCHEMA)
+    assert (tools["b"].description, tools["b"].parameters) == ("", {"type": "object"})
     assert isinstance(tools["c"], RealTool)
     assert tools["a"].run({}) == ToolResult("1", success=True)
 
