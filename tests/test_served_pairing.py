@@ -1,0 +1,173 @@
+"""The ``served_tools`` checks, decided in process from the two sides of the boundary.
+
+``pair`` matches each call the model asked for with a dispatch of the same tool
+in the same turn (the very arguments first); ``pairing_checks`` turns the
+pairing into the four checks. Each is asserted whole here, over hand-built calls
+and dispatches, so that every way an agent can betray the model (a call never
+dispatched, a dispatch never asked for, arguments rewritten, a result not sent
+back or changed) fails its check, and an honest agent passes all four.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zeroclaw_eval.agents.served import Dispatch, ServedRecord, ServedTools, pair, pairing_checks
+from zeroclaw_eval.grading.record import RecordedCall, RunRecord
+
+
+def asked(
+    turn: int, name: str, call_id: str, result: str = "ok", sent: bool = True, **arguments: Any
+) -> RecordedCall:
+    """A call the model asked for, with the result the agent sent back (``sent``)."""
+    return RecordedCall(turn, call_id, name, arguments, result, sent)
+
+
+def ran(turn: int, name: str, result: str = "ok", ok: bool = True, **arguments: Any) -> Dispatch:
+    return Dispatch(turn, name, arguments, result, ok)
+
+
+def checks(
+    requested: list[RecordedCall], dispatched: list[Dispatch]
+) -> list[tuple[str, bool, str]]:
+    return [(c.check, c.passed, c.detail) for c in pairing_checks(*pair(requested, dispatched))]
+
+
+def test_an_honest_agent_passes_the_four_checks() -> None:
+    requested = [asked(0, "echo", "c1", "hello", message="hello"), asked(1, "clock", "c2", "noon")]
+    dispatched = [ran(0, "echo", "hello", message="hello"), ran(1, "clock", "noon")]
+    assert checks(requested, dispatched) == [
+        ("served_tools: requested calls dispatched", True, "2 requested calls dispatched"),
+        ("served_tools: dispatches requested", True, "every dispatch was asked for"),
+        (
+            "served_tools: arguments as requested",
+            True,
+            "every dispatch carried the model's arguments",
+        ),
+        ("served_tools: results sent back", True, "every result reached the model as returned"),
+    ]
+
+
+def test_pairs_come_in_request_order_the_same_arguments_first() -> None:
+    first = asked(0, "echo", "c1", message="a")
+    second = asked(0, "echo", "c2", message="b")
+    other = asked(0, "clock", "c3")
+    b, a, clock = ran(0, "echo", message="b"), ran(0, "echo", message="a"), ran(0, "clock")
+    pairs, unrequested, undispatched = pair([first, second, other], [clock, b, a])
+    assert [(call.call_id, dispatch) for call, dispatch in pairs] == [
+        ("c1", a),
+        ("c2", b),
+        ("c3", clock),
+    ]
+    assert (unrequested, undispatched) == ([], [])
+
+
+def test_the_rest_pair_in_order_and_what_is_left_is_named() -> None:
+    requested = [asked(0, "echo", "c1", message="a"), asked(0, "echo", "c2", message="b")]
+    x, y, z = ran(0, "echo", message="x"), ran(0, "echo", message="y"), ran(0, "echo", message="z")
+    pairs, unrequested, undispatched = pair(requested, [x, y, z])
+    assert [(call.call_id, dispatch) for call, dispatch in pairs] == [("c1", x), ("c2", y)]
+    assert (unrequested, undispatched) == ([z], [])
+    pairs, unrequested, undispatched = pair(requested, [y])
+    assert [(call.call_id, dispatch) for call, dispatch in pairs] == [("c1", y)]
+    assert (unrequested, undispatched) == ([], [requested[1]])
+
+
+def test_only_the_same_tool_in_the_same_turn_pairs() -> None:
+    requested = [asked(0, "echo", "c1", message="a")]
+    other_turn, other_tool = ran(1, "echo", message="a"), ran(0, "clock", message="a")
+    pairs, unrequested, undispatched = pair(requested, [other_turn, other_tool])
+    assert pairs == []
+    assert unrequested == [other_tool, other_turn]
+    assert undispatched == requested
+    assert pair([], [other_turn]) == ([], [other_turn], [])
+    assert pair(requested, []) == ([], [], requested)
+
+
+def test_a_call_never_dispatched_fails_its_check() -> None:
+    requested = [asked(2, "echo", "c1", message="a")]
+    assert checks(requested, [])[0] == (
+        "served_tools: requested calls dispatched",
+        False,
+        "turn 2: 'echo' call 'c1' was never dispatched",
+    )
+    assert [passed for _, passed, _ in checks(requested, [])] == [False, True, True, True]
+
+
+def test_a_dispatch_never_asked_for_fails_its_check() -> None:
+    found = checks([], [ran(1, "rm", path="/")])
+    assert found[1] == (
+        "served_tools: dispatches requested",
+        False,
+        'turn 1: the agent dispatched \'rm\' {"path": "/"}, which the model never asked for',
+    )
+    assert [passed for _, passed, _ in found] == [True, False, True, True]
+    assert found[0][2] == "0 requested calls dispatched"
+
+
+def test_rewritten_arguments_fail_their_check() -> None:
+    found = checks([asked(0, "echo", "c1", message="a")], [ran(0, "echo", message="b")])
+    assert found[2] == (
+        "served_tools: arguments as requested",
+        False,
+        "turn 0: 'echo' call 'c1': the model asked {\"message\": \"a\"}, the agent dispatched "
+        '{"message": "b"}',
+    )
+    assert [passed for _, passed, _ in found] == [True, True, False, True]
+
+
+def test_a_result_not_sent_back_fails_its_check() -> None:
+    found = checks([asked(0, "echo", "c1", "", False)], [ran(0, "echo", "hello")])
+    assert found[3] == (
+        "served_tools: results sent back",
+        False,
+        "turn 0: 'echo' call 'c1': the agent sent the model no result for it",
+    )
+    assert [passed for _, passed, _ in found] == [True, True, True, False]
+
+
+def test_a_changed_result_fails_its_check_and_a_wrapped_one_passes() -> None:
+    found = checks([asked(0, "echo", "c1", "bye")], [ran(0, "echo", "hello")])
+    assert found[3] == (
+        "served_tools: results sent back",
+        False,
+        "turn 0: 'echo' call 'c1': the tool returned 'hello', the agent sent the model 'bye'",
+    )
+    found = checks([asked(0, "echo", "c1", "bye")], [ran(0, "echo", "boom", ok=False)])
+    assert found[3][2] == (
+        "turn 0: 'echo' call 'c1': the tool returned (an error) 'boom', "
+        "the agent sent the model 'bye'"
+    )
+    wrapped = checks([asked(0, "echo", "c1", "tool said: hello!")], [ran(0, "echo", "hello")])
+    assert wrapped[3][1] is True
+
+
+def test_a_check_lists_three_findings_then_counts_the_rest() -> None:
+    three = [asked(0, "echo", f"c{n}") for n in range(3)]
+    assert checks(three, [])[0][2] == (
+        "turn 0: 'echo' call 'c0' was never dispatched; turn 0: 'echo' call 'c1' was never "
+        "dispatched; turn 0: 'echo' call 'c2' was never dispatched"
+    )
+    five = [asked(0, "echo", f"c{n}") for n in range(5)]
+    assert checks(five, [])[0][2].endswith("'c2' was never dispatched; and 2 more")
+
+
+def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -> None:
+    # The pairing alone, without a route: record() reads only the dispatches.
+    served = object.__new__(ServedTools)
+    served.dispatches = [ran(0, "echo", "hello", message="hello"), ran(0, "rm", "gone", ok=False)]
+    wire = RunRecord(
+        responses=["done"],
+        calls=[asked(0, "echo", "call_7", "hello", message="hello")],
+        input_tokens=3,
+        output_tokens=4,
+    )
+    record = served.record(wire)
+    assert isinstance(record, ServedRecord)
+    assert record.calls == [
+        RecordedCall(0, "call_7", "echo", {"message": "hello"}, "hello", True),
+        RecordedCall(0, "mcp_1", "rm", {}, "gone", False),
+    ]
+    assert (record.responses, record.input_tokens, record.output_tokens) == (["done"], 3, 4)
+    assert record.certified_checks() == pairing_checks(*pair(wire.calls, served.dispatches))
+    assert [check.passed for check in record.certified_checks()] == [True, False, True, True]
