@@ -116,3 +116,19 @@ def test_for_an_agent_that_writes_its_own_text_a_needle_no_reply_holds_is_a_warn
         'Warning: suite/case0.json: expects.response_contains[0]="goodbye": no scripted '
         "reply contains it: passes only if the agent writes it itself"
     ]
+
+
+def test_all_tools_succeeded_false_needs_a_scripted_call() -> None:
+    """``false`` asks for a failed call: a script that calls no tool can never
+    give one; ``true`` holds for no call, and a script with calls settles nothing."""
+    from zeroclaw_eval.builtin.tools import AllToolsSucceeded
+    from zeroclaw_eval.grading.script import Finding, Script, ScriptedCall
+
+    family = AllToolsSucceeded()
+    silent = Script(calls=(), replies=("hi",), final_response="hi")
+    calling = Script(calls=(ScriptedCall(0, "echo"),), replies=("hi",), final_response="hi")
+    assert list(family.consistency(False, silent)) == [
+        Finding((), "false needs a failed call, and the script calls no tool: can never pass")
+    ]
+    assert list(family.consistency(True, silent)) == []
+    assert list(family.consistency(False, calling)) == []
