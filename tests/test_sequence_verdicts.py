@@ -167,6 +167,7 @@ def test_resolve_reaches_the_value_or_nothing(document: Any, tokens: Any, value:
         ([1], ("0",), MISSING),
         ({"a": None}, ("a",), None),
         ({}, ("a", "b"), MISSING),
+        ({"a": 1}, ("b",), MISSING),
         (3, ("a",), MISSING),
         ({"a": "xyz"}, ("a", 0), MISSING),
         ({"a": 5}, ("a", 0), MISSING),
@@ -754,3 +755,14 @@ DEFINITIONS = {
         "type": "object",
     },
 }
+
+
+def test_as_many_problems_as_are_listed_need_no_count(registry: Registry, replay: RunMode) -> None:
+    ((passed, detail),) = graded(registry, replay, [], tool_sequence=seq("in_order", *[ECHO] * 5))
+    assert not passed
+    assert detail.count("no call paired") == 5
+    assert "more" not in detail
+    ((passed, detail),) = graded(registry, replay, echoes(6), tool_sequence=seq("exact", said("0")))
+    assert not passed
+    assert detail.count("pairs with no step") == 5
+    assert "more" not in detail
