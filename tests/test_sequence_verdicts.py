@@ -231,6 +231,16 @@ def test_one_call_with_the_other_status_fails_naming_it(
     ]
 
 
+def test_every_call_with_the_other_status_is_named(registry: Registry, replay: RunMode) -> None:
+    run = [call("echo", succeeded=False), call("search"), call("echo", succeeded=False)]
+    assert graded(registry, replay, run, tool_call_status=status()) == [
+        (
+            False,
+            'echo[0] (turn 0, call 0) failed: "boom"; echo[1] (turn 0, call 2) failed: "boom"',
+        )
+    ]
+
+
 def test_call_index_looks_at_that_call_alone(registry: Registry, replay: RunMode) -> None:
     run = [call("echo"), call("search"), call("echo", succeeded=False)]
     assert graded(registry, replay, run, tool_call_status=status(state="failed", call_index=1)) == [
@@ -253,6 +263,10 @@ def test_a_tool_never_called_fails_whatever_the_status(registry: Registry, repla
     ]
     assert graded(registry, replay, [call("search")], tool_call_status=status()) == [
         (False, "echo was never called (calls: search)")
+    ]
+    run = [call("search"), call("file_write")]
+    assert graded(registry, replay, run, tool_call_status=status()) == [
+        (False, "echo was never called (calls: search, file_write)")
     ]
 
 
