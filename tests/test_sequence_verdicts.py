@@ -780,3 +780,13 @@ def test_as_many_problems_as_are_listed_need_no_count(registry: Registry, replay
     assert not passed
     assert detail.count("pairs with no step") == 5
     assert "more" not in detail
+
+
+def test_a_step_without_arguments_takes_any_of_many_calls(
+    registry: Registry, replay: RunMode
+) -> None:
+    # Sixteen calls of one name are indexed by argument; a step that names no
+    # arguments must not be looked up in that index.
+    ((passed, detail),) = graded(registry, replay, echoes(16), tool_sequence=seq("in_order", ECHO))
+    assert passed, detail
+    assert detail == "paired: step 0 echo -> echo[0] (turn 0, call 0)"
