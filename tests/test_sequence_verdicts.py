@@ -790,3 +790,26 @@ def test_a_step_without_arguments_takes_any_of_many_calls(
     ((passed, detail),) = graded(registry, replay, echoes(16), tool_sequence=seq("in_order", ECHO))
     assert passed, detail
     assert detail == "paired: step 0 echo -> echo[0] (turn 0, call 0)"
+
+
+def test_among_many_calls_only_the_compared_paths_are_looked_up(
+    registry: Registry, replay: RunMode
+) -> None:
+    # Indexed by argument value, the calls must be looked up under a value at one
+    # of the step's paths: /a is given but not compared, and no call matches it.
+    run = [call("echo", a=0, b=n) for n in range(16)]
+    step = {"tool": "echo", "arguments": {"a": 1, "b": 7}, "match": "paths", "paths": ["/b"]}
+    ((passed, detail),) = graded(registry, replay, run, tool_sequence=seq("calls_include", step))
+    assert passed, detail
+    assert detail == "paired: step 0 echo -> echo[7] (turn 0, call 7)"
+
+
+def test_among_many_calls_a_path_to_an_object_is_compared_in_full(
+    registry: Registry, replay: RunMode
+) -> None:
+    # An object has no single value to look calls up under: every call is compared.
+    run = [call("echo", o={"k": n}) for n in range(16)]
+    step = {"tool": "echo", "arguments": {"o": {"k": 3}}, "match": "paths", "paths": ["/o"]}
+    ((passed, detail),) = graded(registry, replay, run, tool_sequence=seq("calls_include", step))
+    assert passed, detail
+    assert detail == "paired: step 0 echo -> echo[3] (turn 0, call 3)"
