@@ -813,3 +813,24 @@ def test_among_many_calls_a_path_to_an_object_is_compared_in_full(
     ((passed, detail),) = graded(registry, replay, run, tool_sequence=seq("calls_include", step))
     assert passed, detail
     assert detail == "paired: step 0 echo -> echo[3] (turn 0, call 3)"
+
+
+def test_every_path_of_a_step_must_match(registry: Registry, replay: RunMode) -> None:
+    step = {"tool": "echo", "arguments": {"a": 1, "b": 2}, "match": "paths", "paths": ["/a", "/b"]}
+    ((passed, detail),) = graded(
+        registry, replay, [call("echo", a=1, b=3)], tool_sequence=seq("calls_include", step)
+    )
+    assert not passed
+    assert detail.startswith("step 0 echo: no call paired (nearest: echo[0] (turn 0, call 0), ")
+
+
+def test_a_status_naming_a_tool_never_offered_is_refused_at_its_tool(
+    registry: Registry, replay: RunMode
+) -> None:
+    from zeroclaw_eval.case.offer import check_offer
+
+    case = admit_data(fixture(tool_call_status=status("grep")), registry, replay, source="c")
+    with pytest.raises(AdmissionError) as refused:
+        check_offer(case, frozenset({"echo"}), ["echo"])
+    assert refused.value.field == 'expects.tool_call_status[0].tool="grep"'
+    assert refused.value.message.startswith("names no tool the agent is offered (echo)")
