@@ -119,3 +119,19 @@ def test_required_steps_win_over_optional_ones() -> None:
     # One call, wanted by an optional step first and a required one second.
     assert any_order([[0], [0]], [False, True], 1) == {1: 0}
     assert in_order([[0], [0]], [False, True], 1) == {1: 0}
+
+
+def test_one_required_pair_outweighs_every_optional_pair_together() -> None:
+    # Four optional steps, each fitting a call after the one the last, required,
+    # step needs: pairing them all would leave the required step unpaired.
+    assert in_order([[1], [2], [3], [4], [0]], [False] * 4 + [True], 5) == {4: 0}
+
+
+def test_in_order_pairs_every_call_when_a_step_that_fits_any_call_comes_first() -> None:
+    # Step 0 fits every call (the whole-row path of the programme); the best pairing
+    # leaves it unpaired so that steps 1 to 3 take the three calls, as exact needs.
+    assert in_order([[0, 1, 2], [0, 2], [0, 1], [1, 2]], [False, True, False, False], 3) == {
+        1: 0,
+        2: 1,
+        3: 2,
+    }

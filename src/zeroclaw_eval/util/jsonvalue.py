@@ -59,7 +59,9 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
         raise ValueError(f"{pointer!r} is not a JSON pointer: it must start with '/'")
     tokens = pointer[1:].split("/")
     for token in tokens:
-        if "~" in token.replace("~0", "").replace("~1", ""):
+        # Each '~' begins an escape, read left to right: in "~~01" the first '~' is
+        # followed by '~', which deleting "~0" and "~1" first would hide.
+        if any(escape[:1] not in ("0", "1") for escape in token.split("~")[1:]):
             raise ValueError(
                 f"{pointer!r} is not a JSON pointer: '~' must be followed by 0 or 1 ('~0', '~1')"
             )
