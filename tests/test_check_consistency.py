@@ -132,3 +132,35 @@ def test_all_tools_succeeded_false_needs_a_scripted_call() -> None:
     ]
     assert list(family.consistency(True, silent)) == []
     assert list(family.consistency(False, calling)) == []
+
+
+def test_response_contains_for_an_agent_that_writes_its_own_text() -> None:
+    """With no final text known (an agent other than the reference loop), a needle
+    no scripted reply holds is only a warning; one some reply holds is nothing."""
+    from zeroclaw_eval.builtin.response import ResponseContains
+    from zeroclaw_eval.grading.script import Finding, Script
+
+    family = ResponseContains()
+    own = Script(calls=(), replies=("the answer is 42",), final_response=None)
+    assert list(family.consistency(["42", "seven"], own)) == [
+        Finding(
+            (1,),
+            "no scripted reply contains it: passes only if the agent writes it itself",
+            error=False,
+        )
+    ]
+    through = Script(calls=(), replies=("the answer is 42",), final_response="the answer is 42")
+    assert list(family.consistency(["42"], through)) == []
+
+
+def test_a_boundary_entry_without_call_index_is_settled_by_any_scripted_call() -> None:
+    from zeroclaw_eval.builtin.dispatch import BoundaryEntry, ToolArgumentsContain
+    from zeroclaw_eval.grading.script import Finding, Script, ScriptedCall
+
+    family = ToolArgumentsContain()
+    script = Script(calls=(ScriptedCall(0, "echo"),), replies=(), final_response=None)
+    assert list(family.consistency([BoundaryEntry(tool="echo", needle="hi")], script)) == []
+    late = BoundaryEntry(tool="echo", needle="hi", call_index=1)
+    assert list(family.consistency([late], script)) == [
+        Finding((0, "call_index"), "the script calls 'echo' 1 time: can never pass")
+    ]
