@@ -164,3 +164,12 @@ def test_a_boundary_entry_without_call_index_is_settled_by_any_scripted_call() -
     assert list(family.consistency([late], script)) == [
         Finding((0, "call_index"), "the script calls 'echo' 1 time: can never pass")
     ]
+
+
+def test_response_not_contains_settles_nothing_without_a_known_final_text() -> None:
+    from zeroclaw_eval.builtin.response import ResponseNotContains
+    from zeroclaw_eval.grading.script import Script
+
+    family = ResponseNotContains()
+    own = Script(calls=(), replies=("deleted /srv",), final_response=None)
+    assert list(family.consistency(["deleted"], own)) == []
