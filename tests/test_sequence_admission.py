@@ -342,3 +342,16 @@ def test_eval_check_finds_no_vacuity_in_the_new_families(tmp_path: Path) -> None
     result = zeroclaw("eval", "check", "--suite", suite)
     assert result.returncode == 0, result.stderr
     assert "2 fixtures admitted; none is satisfied by an empty run" in result.stdout
+
+
+def test_paths_without_arguments_are_refused_once_for_the_arguments(
+    registry: Registry, replay: RunMode
+) -> None:
+    step = {"tool": "echo", "match": "paths", "paths": ["/message"]}
+    case = expects(tool_sequence=steps("in_order", step))
+    with pytest.raises(AdmissionError) as refused:
+        admit_data(case, registry, replay, source="suite/case.json")
+    assert refused.value.lines == (
+        'suite/case.json: expects.tool_sequence[0].steps[0].match="paths": '
+        "'paths' needs the expected arguments",
+    )
