@@ -309,14 +309,11 @@ def record_suite(
             document = fixture_document(
                 case, live.replies(case), case_report.requests, live.tool_results(case)
             )
-            try:
-                write_fixture(document, target, registry, scripted, config)
-            except AdmissionError as exc:
-                refused.append(f"{exc} (recorded, not written)")
-                continue
-            except OSError as exc:
-                raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
-            written += 1
+            stored = _store(document, target, registry, scripted, config)
+            if stored is not None:
+                refused.append(f"{stored} (recorded, not written)")
+            else:
+                written += 1
     return Recorded(report, written, tuple(refused))
 
 
@@ -372,15 +369,31 @@ def update_suite(
                 "with the scripted steps (an agent that records no requests?)"
             )
             continue
-        try:
-            write_fixture(document, target, registry, scripted, config)
-        except AdmissionError as exc:
-            refused.append(f"{exc} (not updated)")
-            continue
-        except OSError as exc:
-            raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
-        written += 1
+        stored = _store(document, target, registry, scripted, config)
+        if stored is not None:
+            refused.append(f"{stored} (not updated)")
+        else:
+            written += 1
     return Recorded(report, written, tuple(refused))
+
+
+def _store(
+    document: dict[str, Any],
+    target: Path,
+    registry: Registry,
+    scripted: RunMode,
+    config: EvalConfig,
+) -> AdmissionError | None:
+    """Write ``document`` to ``target`` as :func:`write_fixture` does; the refusal
+    when it would not be admitted (nothing is then written). A write that fails is
+    the run's error, naming the file."""
+    try:
+        write_fixture(document, target, registry, scripted, config)
+    except AdmissionError as exc:
+        return exc
+    except OSError as exc:
+        raise ZeroclawEvalError(f"{target}: cannot write: {exc}") from None
+    return None
 
 
 def recording_modes(registry: Registry, configured: str) -> tuple[RunMode, RunMode]:
