@@ -171,3 +171,41 @@ def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -
     assert (record.responses, record.input_tokens, record.output_tokens) == (["done"], 3, 4)
     assert record.certified_checks() == pairing_checks(*pair(wire.calls, served.dispatches))
     assert [check.passed for check in record.certified_checks()] == [True, False, True, True]
+
+
+def test_a_call_to_a_tool_the_case_does_not_serve_is_recorded_as_a_failed_dispatch() -> None:
+    # Over the wire, with the official client: the call crossed the boundary and
+    # failed there, so it is a call of the case, failed, and no fault of the route.
+    import anyio
+    import mcp
+    from mcp.shared.exceptions import MCPError
+
+    from zeroclaw_eval.agents.base import ModelSide
+    from zeroclaw_eval.builtin.echo import EchoTool
+    from zeroclaw_eval.toolserver.server import ToolServer
+
+    with ToolServer() as server:
+        side = ModelSide("case-a", provider=None, tools={"echo": EchoTool()}, tool_server=server)  # type: ignore[arg-type]
+        served = ServedTools(side, turn=lambda: 0)
+
+        async def agent() -> tuple[int, str]:
+            async with mcp.Client(served.route.url) as client:
+                await client.call_tool("echo", {"message": "hi"})
+                try:
+                    await client.call_tool("ecko", {"message": "hi"})
+                except MCPError as error:
+                    return error.error.code, error.error.message
+            raise AssertionError("the unknown tool was answered")
+
+        assert anyio.run(agent) == (-32602, "Unknown tool: 'ecko' (served: echo)")
+        served.close()
+    assert served.dispatches == [
+        ran(0, "echo", "hi", message="hi"),
+        ran(0, "ecko", "Unknown tool: 'ecko' (served: echo)", ok=False, message="hi"),
+    ]
+    assert served.error() is None
+    wire = RunRecord(["done"], [asked(0, "echo", "c1", "hi", message="hi")], 0, 0)
+    assert [(call.name, call.succeeded) for call in served.record(wire).calls] == [
+        ("echo", True),
+        ("ecko", False),
+    ]

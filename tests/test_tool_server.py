@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from unittest.mock import ANY
 from urllib.parse import urlsplit
 
 import anyio
@@ -21,9 +22,9 @@ import pytest
 
 from zeroclaw_eval.agents.base import MCP_URL_ENV
 from zeroclaw_eval.builtin.echo import EchoTool
-from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.protocol import ToolResult
-from zeroclaw_eval.toolserver.jsonrpc import LATEST_PROTOCOL_VERSION
+from zeroclaw_eval.toolserver.jsonrpc import LATEST_HANDSHAKE_VERSION
 from zeroclaw_eval.toolserver.server import ToolRoute, ToolServer
 
 
@@ -48,6 +49,8 @@ def server() -> Iterator[ToolServer]:
 def open_route(server: ToolServer, calls: list[tuple[str, dict[str, Any]]]) -> ToolRoute:
     def dispatch(name: str, arguments: dict[str, Any]) -> ToolResult:
         calls.append((name, arguments))
+        if name not in TOOLS:
+            raise UnknownToolError(f"Unknown tool: {name!r}")
         if arguments.get("message") == "refuse":
             raise RunError("no scripted result for this call")
         return TOOLS[name].run(arguments)
@@ -81,15 +84,37 @@ def test_the_official_mcp_client_lists_and_calls_the_served_tools(server: ToolSe
             }
 
     seen = anyio.run(session)
-    assert seen["version"] == LATEST_PROTOCOL_VERSION
+    # The client probes for the stateless revision, and stays on it.
+    assert seen["version"] == "2026-07-28"
     assert seen["tools"] == {"echo": EchoTool.parameters, "flaky": {"type": "object"}}
     assert seen["echoed"] == ("hello", False)
     assert seen["failed"] == ("it broke", True)
-    assert seen["unknown"] == (-32602, "Unknown tool: 'shell' (served: echo, flaky)")
+    assert seen["unknown"] == (-32602, "Unknown tool: 'shell'")
     assert seen["refused"] == (-32000, "no scripted result for this call")
-    # The unknown tool never reached dispatch; the refused call is the route's error.
-    assert calls == [("echo", {"message": "hello"}), ("flaky", {}), ("echo", {"message": "refuse"})]
+    # Dispatch sees every call; only the refused one is a fault of the route.
+    assert calls == [
+        ("echo", {"message": "hello"}),
+        ("flaky", {}),
+        ("shell", {"cmd": "ls"}),
+        ("echo", {"message": "refuse"}),
+    ]
     assert route.errors == ["turn 0: no scripted result for this call"]
+
+
+def test_the_official_mcp_client_in_the_handshake_era_is_served_too(server: ToolServer) -> None:
+    import mcp
+
+    calls: list[tuple[str, dict[str, Any]]] = []
+    route = open_route(server, calls)
+
+    async def session() -> tuple[str, str]:
+        async with mcp.Client(route.url, mode="legacy") as client:
+            echoed = await client.call_tool("echo", {"message": "hello"})
+            return str(client.protocol_version), echoed.content[0].text
+
+    assert anyio.run(session) == (LATEST_HANDSHAKE_VERSION, "hello")
+    assert calls == [("echo", {"message": "hello"})]
+    assert route.errors == []
 
 
 def test_the_agents_sdk_mcp_client_lists_and_calls_the_served_tools(server: ToolServer) -> None:
@@ -159,7 +184,7 @@ def test_initialize_answers_the_clients_revision_when_spoken(server: ToolServer)
     for asked, answered in [
         ("2025-03-26", "2025-03-26"),
         ("2025-06-18", "2025-06-18"),
-        ("1999-01-01", LATEST_PROTOCOL_VERSION),
+        ("1999-01-01", LATEST_HANDSHAKE_VERSION),
     ]:
         status, headers, reply = raw.send(request("initialize", protocolVersion=asked))
         assert status == 200
@@ -192,6 +217,154 @@ def test_sessions_notifications_and_http_methods_follow_the_specification(
         "turn 0: a request without the Mcp-Session-Id header that initialize gave",
         "turn 0: a request with an unknown or ended MCP session",
     ]
+
+
+# --- the stateless revision (2026-07-28), raw ---------------------------------------------
+
+MODERN = "2026-07-28"
+
+
+def modern(
+    method: str, request_id: Any = 7, version: str = MODERN, **params: Any
+) -> dict[str, Any]:
+    """A stateless request: its revision and the client's capabilities in ``_meta``."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    }
+    return request(method, request_id, **params, _meta=meta)
+
+
+def mirrored(method: str, version: str = MODERN, name: str | None = None) -> dict[str, str]:
+    headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
+    if name is not None:
+        headers["Mcp-Name"] = name
+    return headers
+
+
+SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "zeroclaw-eval", "version": ANY}}
+
+
+def test_the_stateless_revision_is_served_without_a_session(server: ToolServer) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = []
+    route = open_route(server, calls)
+    raw = Raw(route.url)
+    status, headers, reply = raw.send(
+        modern("server/discover"), headers=mirrored("server/discover")
+    )
+    assert status == 200
+    assert "mcp-session-id" not in headers  # nothing to keep between requests
+    assert reply["result"] == {
+        "supportedVersions": [MODERN, "2025-11-25", "2025-06-18", "2025-03-26"],
+        "capabilities": {"tools": {}},
+        "instructions": ANY,
+        "ttlMs": 3_600_000,
+        "cacheScope": "private",
+        "resultType": "complete",
+        "_meta": SERVER_INFO,
+    }
+    status, _, reply = raw.send(modern("tools/list"), headers=mirrored("tools/list"))
+    assert status == 200
+    assert [tool["name"] for tool in reply["result"]["tools"]] == ["echo", "flaky"]
+    assert reply["result"]["resultType"] == "complete"
+    assert (reply["result"]["ttlMs"], reply["result"]["cacheScope"]) == (3_600_000, "private")
+    # A name outside plain ASCII comes base64-wrapped in its header.
+    call = modern("tools/call", name="echo", arguments={"message": "héllo"})
+    status, _, reply = raw.send(call, headers=mirrored("tools/call", name="echo"))
+    assert (status, reply["result"]["content"], reply["result"]["isError"]) == (
+        200,
+        [{"type": "text", "text": "héllo"}],
+        False,
+    )
+    assert reply["result"]["_meta"] == SERVER_INFO
+    wrapped = mirrored("tools/call", name="=?base64?Zmxha3k=?=")  # "flaky"
+    status, _, reply = raw.send(modern("tools/call", name="flaky", arguments={}), headers=wrapped)
+    assert (status, reply["result"]["isError"]) == (200, True)
+    # A session header from an older client is ignored, not required.
+    raw.session = "not-a-session"
+    assert raw.send(modern("tools/list"), headers=mirrored("tools/list"))[0] == 200
+    # The protocol's errors go with their HTTP status: an unknown method is 404.
+    for method in ("ping", "resources/list"):
+        status, _, reply = raw.send(modern(method), headers=mirrored(method))
+        assert (status, reply["error"]["code"]) == (404, -32601)
+    status, _, reply = raw.send(
+        modern("tools/call", name="shell", arguments={}),
+        headers=mirrored("tools/call", name="shell"),
+    )
+    assert (status, reply["error"]["code"]) == (400, -32602)
+    assert calls == [("echo", {"message": "héllo"}), ("flaky", {}), ("shell", {})]
+    assert route.errors == []
+
+
+def test_a_revision_not_spoken_is_named_with_those_that_are(server: ToolServer) -> None:
+    route = open_route(server, [])
+    status, _, reply = Raw(route.url).send(
+        modern("tools/list", version="2099-01-01"), headers=mirrored("tools/list", "2099-01-01")
+    )
+    assert status == 400
+    assert reply["error"]["code"] == -32022
+    assert reply["error"]["data"] == {
+        "supported": [MODERN, "2025-11-25", "2025-06-18", "2025-03-26"],
+        "requested": "2099-01-01",
+    }
+    assert route.errors == []  # a negotiation the client retries from, not a fault
+
+
+@pytest.mark.parametrize(
+    ("message", "headers", "code", "error"),
+    [
+        (
+            modern("tools/list"),
+            {"Mcp-Method": "tools/list"},
+            -32020,
+            "a malformed tools/list request: Header mismatch: MCP-Protocol-Version is missing",
+        ),
+        (
+            modern("tools/list"),
+            mirrored("tools/call"),
+            -32020,
+            "a malformed tools/list request: Header mismatch: Mcp-Method 'tools/call' does "
+            "not match the body's 'tools/list'",
+        ),
+        (
+            modern("tools/call", name="echo", arguments={"message": "x"}),
+            mirrored("tools/call", name="flaky"),
+            -32020,
+            "a malformed tools/call request: Header mismatch: Mcp-Name 'flaky' does not "
+            "match the body's 'echo'",
+        ),
+        (
+            request("tools/list", _meta={"io.modelcontextprotocol/protocolVersion": MODERN}),
+            mirrored("tools/list"),
+            -32602,
+            "a malformed tools/list request: params._meta lacks the envelope key(s) "
+            "io.modelcontextprotocol/clientCapabilities",
+        ),
+    ],
+    ids=["version-header-missing", "method-header-differs", "name-header-differs", "no-caps"],
+)
+def test_a_stateless_request_that_contradicts_itself_is_refused_and_recorded(
+    server: ToolServer, message: dict[str, Any], headers: dict[str, str], code: int, error: str
+) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = []
+    route = open_route(server, calls)
+    status, _, reply = Raw(route.url).send(message, headers=headers)
+    assert (status, reply["error"]["code"]) == (400, code)
+    assert route.errors == [f"turn 0: {error}"]
+    assert calls == []  # nothing reached a tool
+
+
+def test_a_stateless_call_after_its_case_ended_is_refused_and_recorded(server: ToolServer) -> None:
+    route = open_route(server, [])
+    raw = Raw(route.url)
+    notification = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}
+    assert raw.send(notification, headers={"MCP-Protocol-Version": MODERN})[0] == 202
+    route.close()
+    call = modern("tools/call", name="echo", arguments={"message": "late"})
+    status, _, reply = raw.send(call, headers=mirrored("tools/call", name="echo"))
+    assert (status, reply["error"]["code"]) == (404, -32600)
+    assert route.errors == ["turn 0: a tools/call on the MCP route after the case ended"]
 
 
 @pytest.mark.parametrize(

@@ -105,6 +105,11 @@ class RunError(ZeroclawEvalError):
     """
 
 
+class UnknownToolError(RunError):
+    """An agent called a tool its case does not serve: the agent's error, answered as
+    the protocol's "unknown tool" and recorded as a failed call, not a fault of the run."""
+
+
 class HistoryError(ZeroclawEvalError):
     """The run history cannot be used: corrupt, from a newer schema, or unwritable.
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from zeroclaw_eval.agents.base import ModelSide
 from zeroclaw_eval.agents.loop import run_tool
-from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.grading.record import RecordedCall, RunRecord
 from zeroclaw_eval.protocol import ToolResult, arguments_text
 from zeroclaw_eval.report.model import CheckResult, plural
@@ -90,6 +90,14 @@ class ServedTools:
     def _dispatch(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         if self.ended:
             raise RunError(f"the agent called {name!r} over MCP after its case's last turn ended")
+        if name not in self._tools:
+            # It crossed the boundary and failed there: a call like any other, failed.
+            served = ", ".join(self._tools) or "none"
+            unknown = UnknownToolError(f"Unknown tool: {name!r} (served: {served})")
+            self.dispatches.append(
+                Dispatch(self._turn(), name, dict(arguments), str(unknown), False)
+            )
+            raise unknown
         # The tool's own text: over MCP the error flag travels beside it.
         result = run_tool(self._tools[name], arguments, name_failure=False)
         if len(result.output) > MAX_RESULT_CHARS:

@@ -1,25 +1,28 @@
 """The Model Context Protocol as the tool server speaks it: JSON-RPC 2.0 messages in,
 replies out, with no socket in sight.
 
-The handshake revisions ``2025-11-25`` (the newest the ``initialize`` handshake
-reaches), ``2025-06-18`` and ``2025-03-26`` are spoken: a client offering one gets
-it back, any other gets the newest. The methods served:
+Both eras of the protocol are spoken (a *dual-era* server, as the ``2026-07-28``
+revision calls it):
 
-- ``initialize``: the server's ``protocolVersion``, its ``capabilities`` (``tools``
-  only) and ``serverInfo``; the HTTP layer opens a session (``Mcp-Session-Id``);
-- ``ping``: an empty result;
-- ``tools/list``: every tool of the route, each with its ``inputSchema`` (all in
-  one page: no ``nextCursor``);
-- ``tools/call``: the tool's output as one text content item, and ``isError``
-  when the tool failed. A name the route does not serve is the protocol error
-  ``-32602``, as the specification has it;
-- notifications (``notifications/initialized``, ``notifications/cancelled``...) and
-  responses from the client are accepted and need no reply.
+- **stateless** (``2026-07-28``): no handshake, no session. Every request carries
+  its revision and the client's capabilities in ``params._meta``
+  (``io.modelcontextprotocol/protocolVersion``, ``.../clientCapabilities``), which
+  :func:`modern_version` checks against the HTTP headers that mirror them; a
+  revision not spoken is ``-32022`` naming those that are. ``server/discover``
+  says what the server speaks. Every result carries ``resultType`` and the
+  server's identity in ``_meta``; ``tools/list`` carries its cache hints;
+- **handshake** (``2025-11-25``, ``2025-06-18``, ``2025-03-26``): ``initialize``
+  answers the client's revision when spoken, else the newest, and the HTTP layer
+  opens a session (``Mcp-Session-Id``); ``ping`` answers an empty result.
 
-Any other method is ``-32601`` (``server/discover`` included: a client probing for
-the stateless revision falls back to the handshake). A message that is not a
-JSON-RPC 2.0 request, notification or response is ``-32600``; a body that is not
-JSON is ``-32700``.
+The methods served in both: ``tools/list`` (every tool of the route with its
+``inputSchema``, in one page: no ``nextCursor``) and ``tools/call`` (the tool's
+output as one text content item, and ``isError`` when the tool failed). A name
+the route does not serve is the protocol error ``-32602``, as the specification
+has it (``dispatch`` decides, and keeps the call). Notifications and responses
+from the client are accepted and need no reply. Any other method is ``-32601``.
+A message that is not a JSON-RPC 2.0 request, notification or response is
+``-32600``; a body that is not JSON is ``-32700``.
 """
 
 from __future__ import annotations
@@ -28,13 +31,30 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.protocol import Tool, ToolResult
 from zeroclaw_eval.version import __version__
 
-#: The handshake revisions spoken, newest first.
-PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
-LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0]
+#: The stateless revisions spoken (the revision on every request), newest first.
+STATELESS_VERSIONS = ("2026-07-28",)
+#: The handshake revisions spoken (``initialize``), newest first.
+HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[0]
+#: Every revision spoken, as ``server/discover`` and ``-32022`` name them.
+SUPPORTED_VERSIONS = STATELESS_VERSIONS + HANDSHAKE_VERSIONS
+
+#: The ``_meta`` keys of a stateless request's envelope, and of a result's identity.
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+
+#: The HTTP headers that mirror a stateless request's body (compared case-insensitively).
+VERSION_HEADER = "MCP-Protocol-Version"
+METHOD_HEADER = "Mcp-Method"
+NAME_HEADER = "Mcp-Name"
+
+#: How long a client may cache a route's ``tools/list``: a route's tools never change.
+TOOLS_TTL_MS = 3_600_000
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -43,30 +63,50 @@ INVALID_PARAMS = -32602
 #: A server error of the implementation-defined range: the harness refused the call
 #: (it broke the case's script, came after the case ended, returned too much).
 RUN_ERROR = -32000
+#: The headers of a stateless request disagree with its body, or one is missing.
+HEADER_MISMATCH = -32020
+#: The request's revision is not spoken; ``data`` names those that are.
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+#: The HTTP status a stateless request's error is sent with (any other: 200).
+HTTP_STATUS = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,
+    HEADER_MISMATCH: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+    METHOD_NOT_FOUND: 404,
+}
 
 SERVER_NAME = "zeroclaw-eval"
 
 Dispatch = Callable[[str, dict[str, Any]], ToolResult]
 """Runs one ``tools/call`` (name, arguments) and returns the tool's result; raises
-:class:`~zeroclaw_eval.errors.RunError` to refuse it."""
+:class:`~zeroclaw_eval.errors.UnknownToolError` for a name the route does not serve, and
+:class:`~zeroclaw_eval.errors.RunError` to refuse the call."""
 
 
 class ProtocolError(Exception):
-    """A JSON-RPC error to send back: ``code``, ``message``, and the request's ``id``."""
+    """A JSON-RPC error to send back: ``code``, ``message``, optional ``data``, and the
+    request's ``id``."""
 
-    def __init__(self, code: int, message: str, request_id: Any = None) -> None:
+    def __init__(self, code: int, message: str, request_id: Any = None, data: Any = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.request_id = request_id
+        self.data = data
 
     def reply(self) -> dict[str, Any]:
-        return error_reply(self.request_id, self.code, self.message)
+        return error_reply(self.request_id, self.code, self.message, self.data)
 
 
-def error_reply(request_id: Any, code: int, message: str) -> dict[str, Any]:
+def error_reply(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
     """A JSON-RPC error response."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
 @dataclass(frozen=True)
@@ -115,16 +155,121 @@ def _id(body: Mapping[str, Any]) -> Any:
     return request_id if ok else None
 
 
+INSTRUCTIONS = "The tools of the case under test, served by the zeroclaw-eval harness."
+
+
 def initialize_result(params: Mapping[str, Any]) -> dict[str, Any]:
     """The ``initialize`` result: the client's revision when spoken, else the newest."""
     asked = params.get("protocolVersion")
-    version = asked if asked in PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
+    version = asked if asked in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
     return {
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": False}},
         "serverInfo": {"name": SERVER_NAME, "version": __version__},
-        "instructions": "The tools of the case under test, served by the zeroclaw-eval harness.",
+        "instructions": INSTRUCTIONS,
     }
+
+
+def stateless(message: Message) -> bool:
+    """Whether ``message`` is a stateless request: its ``_meta`` names a revision."""
+    meta = message.params.get("_meta")
+    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+
+
+def modern_version(message: Message, header: Callable[[str], str | None] | None) -> str:
+    """The revision of the stateless request ``message``, its envelope checked.
+
+    ``header`` reads an HTTP header of the request (``None`` off HTTP). Raises
+    :class:`ProtocolError`: ``-32602`` for an envelope missing its keys, ``-32020``
+    for a header missing or disagreeing with the body (checked first, so a client
+    that disagrees with itself is told so), ``-32022`` for a revision not spoken.
+    """
+    request_id = message.request_id
+    meta = message.params.get("_meta")
+    missing = [
+        key
+        for key in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY)
+        if not isinstance(meta, dict) or key not in meta
+    ]
+    if missing:
+        raise ProtocolError(
+            INVALID_PARAMS,
+            f"params._meta lacks the envelope key(s) {', '.join(missing)}",
+            request_id,
+        )
+    assert isinstance(meta, dict)
+    version = meta[PROTOCOL_VERSION_KEY]
+    if header is not None:
+        name = message.params.get("name") if message.method == "tools/call" else None
+        mirrored = [
+            (VERSION_HEADER, version, header(VERSION_HEADER)),
+            (METHOD_HEADER, message.method, header(METHOD_HEADER)),
+        ]
+        if name is not None:
+            mirrored.append((NAME_HEADER, name, decode_header(header(NAME_HEADER))))
+        for header_name, body_value, sent in mirrored:
+            if sent is None:
+                raise ProtocolError(
+                    HEADER_MISMATCH, f"Header mismatch: {header_name} is missing", request_id
+                )
+            if sent != body_value:
+                raise ProtocolError(
+                    HEADER_MISMATCH,
+                    f"Header mismatch: {header_name} {sent!r} does not match the body's "
+                    f"{body_value!r}",
+                    request_id,
+                )
+    if version not in STATELESS_VERSIONS:
+        data = {"supported": list(SUPPORTED_VERSIONS), "requested": version}
+        raise ProtocolError(
+            UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", request_id, data
+        )
+    return str(version)
+
+
+def mirrored_headers(body: Mapping[str, Any]) -> dict[str, str]:
+    """The headers a client sends beside the stateless request ``body`` (none for a
+    message of the handshake era): its revision, its method, and a call's tool name."""
+    params = body.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict) or not isinstance(meta.get(PROTOCOL_VERSION_KEY), str):
+        return {}
+    headers = {VERSION_HEADER: meta[PROTOCOL_VERSION_KEY]}
+    if isinstance(body.get("method"), str):
+        headers[METHOD_HEADER] = body["method"]
+        assert isinstance(params, dict)
+        if body["method"] == "tools/call" and isinstance(params.get("name"), str):
+            headers[NAME_HEADER] = encode_header(params["name"])
+    return headers
+
+
+def encode_header(value: str) -> str:
+    """``value`` as a header carries it: as it is when it is plain visible ASCII, else
+    the specification's ``=?base64?...?=`` sentinel."""
+    plain = (
+        all(" " <= char <= "~" for char in value)
+        and value == value.strip()
+        and not (value.startswith("=?base64?") and value.endswith("?="))
+    )
+    if plain:
+        return value
+    import base64
+
+    return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="
+
+
+def decode_header(value: str | None) -> str | None:
+    """A header value as sent: the specification's ``=?base64?...?=`` sentinel decoded
+    (a value that is not valid base64 stays as it came, and so mismatches)."""
+    if value is None or not (value.startswith("=?base64?") and value.endswith("?=")):
+        return value
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return value
 
 
 def tool_entry(tool: Tool) -> dict[str, Any]:
@@ -136,20 +281,34 @@ def tool_entry(tool: Tool) -> dict[str, Any]:
 
 
 def answer(
-    message: Message, tools: Mapping[str, Tool], dispatch: Dispatch
+    message: Message, tools: Mapping[str, Tool], dispatch: Dispatch, *, modern: bool = False
 ) -> dict[str, Any] | None:
-    """The reply to an initialized session's ``message`` (``None`` for a notification).
+    """The reply to ``message`` (``None`` for a notification): a request of an
+    initialized session, or (``modern``) a stateless request whose envelope
+    :func:`modern_version` accepted.
 
-    Raises :class:`RunError` when ``dispatch`` refuses a call: the HTTP layer
-    records it against the case and replies with :data:`RUN_ERROR`.
+    Raises :class:`ProtocolError`; :data:`RUN_ERROR` when ``dispatch`` refuses a
+    call, which the HTTP layer records against the case.
     """
     if not message.expects_reply:
         return None
     method, request_id = message.method, message.request_id
-    if method == "ping":
+    if method == "ping" and not modern:  # removed from the stateless revision
         return _result(request_id, {})
+    if method == "server/discover" and modern:
+        discovered = {
+            "supportedVersions": list(SUPPORTED_VERSIONS),
+            "capabilities": {"tools": {}},
+            "instructions": INSTRUCTIONS,
+            "ttlMs": TOOLS_TTL_MS,
+            "cacheScope": "private",
+        }
+        return _result(request_id, _complete(discovered))
     if method == "tools/list":
-        return _result(request_id, {"tools": [tool_entry(tool) for tool in tools.values()]})
+        listed: dict[str, Any] = {"tools": [tool_entry(tool) for tool in tools.values()]}
+        if modern:
+            listed = _complete({**listed, "ttlMs": TOOLS_TTL_MS, "cacheScope": "private"})
+        return _result(request_id, listed)
     if method == "tools/call":
         name = message.params.get("name")
         arguments = message.params.get("arguments", {})
@@ -161,18 +320,24 @@ def answer(
                 "tools/call needs params.name (a string) and params.arguments (an object)",
                 request_id,
             )
-        if name not in tools:
-            served = ", ".join(tools) or "none"
-            raise ProtocolError(
-                INVALID_PARAMS, f"Unknown tool: {name!r} (served: {served})", request_id
-            )
         try:
             result = dispatch(name, arguments)
+        except UnknownToolError as exc:
+            raise ProtocolError(INVALID_PARAMS, str(exc), request_id) from None
         except RunError as exc:
             raise ProtocolError(RUN_ERROR, str(exc), request_id) from None
-        content = [{"type": "text", "text": result.output}]
-        return _result(request_id, {"content": content, "isError": not result.success})
+        called = {
+            "content": [{"type": "text", "text": result.output}],
+            "isError": not result.success,
+        }
+        return _result(request_id, _complete(called) if modern else called)
     raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}", request_id)
+
+
+def _complete(result: dict[str, Any]) -> dict[str, Any]:
+    """A stateless revision's result: complete, and saying which server answered."""
+    identity = {"name": SERVER_NAME, "version": __version__}
+    return {**result, "resultType": "complete", "_meta": {SERVER_INFO_KEY: identity}}
 
 
 def _result(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:

@@ -7,8 +7,10 @@ Some agents start every MCP server as a process and speak to it over stdio
 server: it relays each message it reads to the case's MCP route (``URL``, or
 ``$ZEROCLAW_EVAL_MCP_URL``, which a command agent served its tools is given, and
 its children inherit), keeps the session the route opens, and writes each reply
-on stdout, one line each. Everything the route records (the dispatches, the
-faults) is recorded as for an HTTP client.
+on stdout, one line each. A request of the stateless revision (``2026-07-28``)
+goes with the headers that mirror its body, as an HTTP client sends them; a
+client of the handshake era keeps its session. Everything the route records (the
+dispatches, the faults) is recorded as for an HTTP client.
 
 Nothing but replies goes to stdout. When the route cannot be reached the relay
 says why in one line on stderr and exits 1; at the end of stdin it ends the
@@ -18,6 +20,7 @@ session and exits 0.
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -26,6 +29,7 @@ from typing import IO
 from urllib.parse import urlsplit
 
 from zeroclaw_eval.agents.base import MCP_URL_ENV
+from zeroclaw_eval.toolserver.jsonrpc import mirrored_headers
 from zeroclaw_eval.toolserver.server import SESSION_HEADER
 
 #: How long one relayed request may take: a tool may be slow, a dead route is not.
@@ -48,7 +52,11 @@ def relay(url: str, stdin: IO[bytes], stdout: IO[bytes]) -> None:
             message = line.strip()
             if not message:
                 continue
-            headers = {"Content-Type": "application/json", "Accept": "application/json"}
+            headers = {
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                **_mirrored(message),
+            }
             if session is not None:
                 headers[SESSION_HEADER] = session
             connection.request("POST", parts.path, message, headers)
@@ -64,6 +72,16 @@ def relay(url: str, stdin: IO[bytes], stdout: IO[bytes]) -> None:
                 connection.request("DELETE", parts.path, headers={SESSION_HEADER: session})
                 connection.getresponse().read()
         connection.close()
+
+
+def _mirrored(line: bytes) -> dict[str, str]:
+    """The headers mirroring the message on ``line``; none for a line that is not a
+    JSON object (the route says what is wrong with it)."""
+    try:
+        body = json.loads(line)
+    except ValueError:
+        return {}
+    return mirrored_headers(body) if isinstance(body, dict) else {}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,14 +7,20 @@ serves that case's tools and hands every ``tools/call`` to the case's ``dispatch
 one at a time (a per-case tool is never called twice at once).
 
 The transport is the specification's streamable HTTP, answering in JSON (never a
-stream: every reply is one response):
+stream: every reply is one response), in both eras of the protocol
+(:mod:`~zeroclaw_eval.toolserver.jsonrpc`):
 
-- ``POST``: one JSON-RPC message. ``initialize`` opens a session, whose id comes
+- ``POST`` of a stateless request (``2026-07-28``: its ``MCP-Protocol-Version``
+  header names a revision no handshake offers, or its ``_meta`` names one): served
+  on its own, no session; its envelope and mirrored headers are checked, and an
+  error goes back with the status the specification gives it (``400``, ``404``
+  for an unknown method);
+- ``POST`` of the handshake era: ``initialize`` opens a session, whose id comes
   back in ``Mcp-Session-Id``; every later request must carry it (missing: 400;
-  unknown, ended, or another route's: 404). Notifications and client responses
-  get ``202 Accepted``;
+  unknown, ended, or another route's: 404);
+- notifications and client responses get ``202 Accepted``;
 - ``GET`` (a server-to-client stream): ``405``, the server sends nothing unasked;
-- ``DELETE``: ends the session.
+- ``DELETE``: ends a session.
 
 A request whose ``Origin`` header is not a loopback origin is refused (403), as
 the specification asks of a local server (DNS rebinding).
@@ -44,16 +50,23 @@ from urllib.parse import urlsplit
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.protocol import Tool
 from zeroclaw_eval.toolserver.jsonrpc import (
+    HANDSHAKE_VERSIONS,
+    HTTP_STATUS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     RUN_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    VERSION_HEADER,
     Dispatch,
+    Message,
     ProtocolError,
     answer,
     error_reply,
     initialize_result,
+    modern_version,
     parse,
+    stateless,
 )
 
 #: The largest request body read: a tool call's arguments, not an upload.
@@ -336,6 +349,9 @@ class _Handler(BaseHTTPRequestHandler):
             route.fail(f"malformed JSON-RPC: {error.message}")
             self._reply(400, error.reply())
             return
+        if self._stateless(message):
+            self._serve_stateless(route, message)
+            return
         if message.method == "initialize" and message.expects_reply:
             self._initialize(route, message.request_id, message.params)
             return
@@ -359,12 +375,49 @@ class _Handler(BaseHTTPRequestHandler):
         if not message.expects_reply:
             self._reply(202, None)
             return
-        with route.lock:  # held until the call is settled: see ToolRoute.settle
+        status, reply = self._answer(route, message, modern=False)
+        if reply is not None:
+            self._reply(status, reply)
+
+    def _serve_stateless(self, route: ToolRoute, message: Message) -> None:
+        """One request of the stateless revision: no session, its envelope checked."""
+        if route.closed:
+            what = f"a {message.method}" if message.method else "a message"
+            route.fail(f"{what} on the MCP route after the case ended")
+            self._reply(404, error_reply(message.request_id, INVALID_REQUEST, "the case has ended"))
+            return
+        if not message.expects_reply:
+            self._reply(202, None)
+            return
+        try:
+            modern_version(message, self.headers.get)
+        except ProtocolError as error:
+            # A revision not spoken is the negotiation the client retries from; an
+            # envelope that contradicts itself is the agent's client at fault.
+            if error.code != UNSUPPORTED_PROTOCOL_VERSION:
+                route.fail(f"a malformed {message.method} request: {error.message}")
+            self._reply(HTTP_STATUS.get(error.code, 200), error.reply())
+            return
+        status, reply = self._answer(route, message, modern=True)
+        if reply is not None:
+            self._reply(status, reply)
+
+    def _answer(
+        self, route: ToolRoute, message: Message, *, modern: bool
+    ) -> tuple[int, dict[str, Any] | None]:
+        """The status and reply to a request, run under the route's lock (held until a
+        call is settled: see :meth:`ToolRoute.settle`); ``None`` when the client hung
+        up before its result."""
+        with route.lock:
+            status = 200
             try:
-                reply = answer(message, route.tools, route.dispatch)
+                reply = answer(message, route.tools, route.dispatch, modern=modern)
             except ProtocolError as error:
                 if error.code == RUN_ERROR:
                     route.fail(error.message)
+                # The handshake era sends every JSON-RPC error with 200; the stateless
+                # revision gives the protocol's errors their HTTP status.
+                status = HTTP_STATUS.get(error.code, 200) if modern else 200
                 reply = error.reply()
             if message.method == "tools/call" and self._peer_gone():
                 name = message.params.get("name")
@@ -372,10 +425,17 @@ class _Handler(BaseHTTPRequestHandler):
                     f"the agent hung up before the result of its tools/call to {name!r} came"
                 )
                 self.close_connection = True
-                return
-        self._reply(200, reply)
+                return status, None
+        return status, reply
 
     # --- helpers ---------------------------------------------------------------------
+
+    def _stateless(self, message: Message) -> bool:
+        """Whether ``message`` is of the stateless revision: its version header names a
+        revision no handshake offers (as the official server routes eras), or its
+        ``_meta`` names one."""
+        version = self.headers.get(VERSION_HEADER)
+        return (version is not None and version not in HANDSHAKE_VERSIONS) or stateless(message)
 
     def _route(self) -> ToolRoute | None:
         parts = self.path.split("?", 1)[0].rstrip("/").split("/")

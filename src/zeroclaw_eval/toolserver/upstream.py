@@ -28,7 +28,7 @@ from typing import IO, Any
 
 from zeroclaw_eval.errors import RunError, ZeroclawEvalError, one_line
 from zeroclaw_eval.protocol import ToolResult
-from zeroclaw_eval.toolserver.jsonrpc import LATEST_PROTOCOL_VERSION
+from zeroclaw_eval.toolserver.jsonrpc import LATEST_HANDSHAKE_VERSION
 
 #: How long the server may take to answer one request.
 TIMEOUT_S = 30.0
@@ -69,7 +69,7 @@ class StdioUpstream:
             self.request(
                 "initialize",
                 {
-                    "protocolVersion": LATEST_PROTOCOL_VERSION,
+                    "protocolVersion": LATEST_HANDSHAKE_VERSION,
                     "capabilities": {},
                     "clientInfo": {"name": "zeroclaw-eval", "version": "record"},
                 },
