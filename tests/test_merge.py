@@ -287,3 +287,23 @@ def test_a_report_to_stdout_takes_the_place_of_format(
     both = zeroclaw("eval", "merge", *paths, "--report", "json:-", "--format", "text")
     assert both.returncode == 2
     assert "both write stdout" in both.stderr
+
+
+def test_a_shard_whose_suite_was_refused_leaves_the_others_totals(
+    tmp_path: Path, shards: list[dict[str, Any]]
+) -> None:
+    # The first shard's suite failed to load: it ran and counted nothing.
+    refused_shard = shards[0]
+    refused_shard.update(cases=[], config_digest="", suite_total=0, selected_total=0)
+    refused_shard["errors"] = ["evals/x.json: expects: must not be empty"]
+    recount(refused_shard)
+    result = zeroclaw("eval", "merge", *write_all(tmp_path, shards))
+    assert result.returncode == 1
+    held = sum(len(shard["cases"]) for shard in shards)
+    assert f"{held}/{held} cases passed\n" in result.stdout  # nothing "deselected"
+    assert (
+        json_report(zeroclaw("eval", "merge", *write_all(tmp_path, shards), "--format", "json"))[
+            "suite_total"
+        ]
+        == shards[1]["suite_total"]
+    )

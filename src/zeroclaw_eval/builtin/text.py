@@ -179,7 +179,9 @@ def _scope(report: SuiteReport) -> str:
         if selected is not None and total is not None and selected != total:
             return f" (shard {index}/{count} of {selected} selected of a {total}-case suite)"
         return f" (shard {index}/{count} of a {total}-case suite)"
-    if total is not None and total != len(report.cases):
+    # Cases a run error kept from running (a shard refused, an interrupt) were not
+    # deselected: the error says what happened to them.
+    if total is not None and total > len(report.cases) and not report.errors:
         return f" ({total - len(report.cases)} of {total} deselected)"
     return ""
 

@@ -66,7 +66,12 @@ def merge_reports(reports: Sequence[ReadReport]) -> SuiteReport:
         repeats=first.repeats,
         ks=first.ks,
         agent=ran[0].agent if ran else first.agent,
-        suite_total=reports[0].suite_total,
+        # A shard whose suite failed to load counted nothing: the totals are the
+        # complete shards' (they agree, or the merge was refused above).
+        suite_total=next(
+            (read.suite_total for read in reports if not read.report.errors),
+            reports[0].suite_total,
+        ),
         selected_total=sum(len(read.report.cases) for read in reports),
         keyword=first.keyword,
         live_settings=ran[0].live_settings if ran else first.live_settings,
