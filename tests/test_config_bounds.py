@@ -97,3 +97,20 @@ def test_finite_numbers_in_extra_body_are_kept_as_given() -> None:
     body = {"top_k": 40, "options": [1.5, {"repeat_penalty": 1.1}]}
 
     assert LiveConfig.model_validate({"extra_body": body}).extra_body == body
+
+
+@pytest.mark.parametrize(
+    "line", ['env = {TOKEN = "x"}', "grace_s = 3", "first_reply_timeout_s = 5"]
+)
+def test_a_process_setting_on_a_factory_agent_is_refused_not_ignored(
+    tmp_path: Path, line: str
+) -> None:
+    config = tmp_path / "zeroclaw.toml"
+    config.write_text(f'[eval.agent]\nfactory = "my_agent:make"\n{line}\n', encoding="utf-8")
+
+    result = zeroclaw("eval", "run", cwd=tmp_path)
+
+    key = line.split(" ", 1)[0]
+    assert result.returncode == 1
+    assert result.stderr == f"Error: {config}: eval.agent: {key} is only for a command agent\n"
+    assert result.stdout == ""

@@ -203,8 +203,12 @@ class AgentTable(BaseModel):
     def _one_attachment(self) -> AgentTable:
         if (self.factory is None) == (self.command is None):
             raise ValueError("give exactly one of factory (Python) and command (any language)")
-        if self.env and self.command is None:
-            raise ValueError("env is only for a command agent")
+        if self.command is None:
+            # Settings of the agent's process: a factory has none, and they would be
+            # silently ignored.
+            for key in ("env", "grace_s", "first_reply_timeout_s"):
+                if key in self.model_fields_set:
+                    raise ValueError(f"{key} is only for a command agent")
         if self.mcp_upstream is not None and self.tools != "served":
             raise ValueError(
                 'mcp_upstream serves its tools to the agent: it needs tools = "served"'

@@ -103,7 +103,6 @@ class ToolsNotUsed(Family[list[str]]):
 
 class _CountBound(Family[int]):
     params = NonNegativeInt
-    symbol = ""
 
     def holds(self, bound: int, count: int) -> bool:
         raise NotImplementedError
