@@ -156,7 +156,7 @@ def test_model_side_checks_pass_and_fail_on_what_the_model_was_shown(tmp_path: P
                 {"needle": "Echo hello", "turn": 1, "role": "user"},  # history kept
                 {"needle": "hello", "turn": 0, "step": 1, "role": "tool"},  # the real result
                 {"needle": "Echo hello", "role": "assistant"},  # it never said so: fails
-                {"needle": "anything", "turn": 5},  # no such request: fails
+                {"needle": "anything", "turn": 1, "step": 5},  # no such request: fails
             ],
             "model_never_saw": [
                 "sk-secret",
@@ -173,9 +173,9 @@ def test_model_side_checks_pass_and_fail_on_what_the_model_was_shown(tmp_path: P
             False,
             checks['model_saw: "Echo hello" at role assistant'][1],
         ),
-        'model_saw: "anything" at turn 5': (
+        'model_saw: "anything" at turn 1 step 5': (
             False,
-            "no model request at turn 5 (recorded: 3 requests)",
+            "no model request at turn 1 step 5 (recorded: 3 requests)",
         ),
         'model_never_saw: "sk-secret"': (True, "not shown in 3 requests"),
         'model_never_saw: "The echo said" at turn 1': (
@@ -230,6 +230,16 @@ def test_tools_offered_exactly_names_what_is_missing_and_what_is_extra(tmp_path:
             {"tools_offered": {"exactly": ["echo", "echo"]}},
             "expects.tools_offered.exactly[1]",
             "names 'echo' twice",
+        ),
+        (
+            {"model_never_saw": ["a", {"needle": "b", "turn": 2}]},
+            "expects.model_never_saw[1].turn=2",
+            "no run reaches turn 2: the fixture has 1 turn, numbered from 0",
+        ),
+        (
+            {"tools_offered": {"at_least": ["echo"], "turn": 1}},
+            "expects.tools_offered.turn=1",
+            "no run reaches turn 1: the fixture has 1 turn",
         ),
     ],
 )

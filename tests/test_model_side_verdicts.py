@@ -69,14 +69,22 @@ def grade(
     return [(check.check, check.passed, check.detail) for check in checks]
 
 
+def two_turns(**entries: Any) -> dict[str, Any]:
+    """The echo case, then a second turn answered in text: entries may name turn 1."""
+    case = echo_case(expects=entries)
+    second = {"response": {"type": "text", "content": "Nothing more."}}
+    case["turns"].append({"user_input": "And then?", "steps": [second]})
+    return case
+
+
 def refusal(registry: Registry, replay: RunMode, **entries: Any) -> str:
     with pytest.raises(AdmissionError) as refused:
-        admit_data(echo_case(expects=entries), registry, replay, source=SOURCE)
+        admit_data(two_turns(**entries), registry, replay, source=SOURCE)
     return str(refused.value)
 
 
 def admits(registry: Registry, replay: RunMode, **entries: Any) -> None:
-    admit_data(echo_case(expects=entries), registry, replay, source=SOURCE)
+    admit_data(two_turns(**entries), registry, replay, source=SOURCE)
 
 
 TWO_TURNS = run(

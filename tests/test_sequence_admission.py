@@ -159,6 +159,11 @@ REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
         f"{SEQ}.turn=-1",
         "greater than or equal to 0",
     ),
+    "turn_past_the_last": (
+        expects(tool_sequence=steps("in_order", ECHO, turn=1)),
+        f"{SEQ}.turn=1",
+        "no run reaches turn 1: the fixture has 1 turn, numbered from 0",
+    ),
     "status_unknown": (
         expects(tool_call_status=[{"tool": "echo", "status": "ok"}]),
         'expects.tool_call_status[0].status="ok"',

@@ -107,6 +107,9 @@ def missing_requests(run: RunRecord, needle: Needle) -> str:
 class _NeedleFamily(Family[list[Needle]]):
     params = list[Needle]
 
+    def turns_named(self, params: list[Needle]) -> Iterable[tuple[tuple[str | int, ...], int]]:
+        return [((index, "turn"), n.turn) for index, n in enumerate(params) if n.turn is not None]
+
     def check_name(self, needle: Needle) -> str:
         scope = f" at {needle.scope}" if needle.scope else ""
         return f"{self.name}: {shorten(needle.needle)}{scope}"
@@ -194,6 +197,9 @@ class ToolsOffered(Family[ToolsOffer]):
         "every model request offered exactly / at least these tools, "
         "optionally with schema properties required"
     )
+
+    def turns_named(self, params: ToolsOffer) -> Iterable[tuple[tuple[str | int, ...], int]]:
+        return [] if params.turn is None else [(("turn",), params.turn)]
 
     def rules(self, params: ToolsOffer, expects: Mapping[str, Any]) -> Iterable[Problem]:
         if (params.exactly is None) == (params.at_least is None):

@@ -121,6 +121,11 @@ class ToolSequence(Family[list[SequenceEntry]]):
         for index, entry in enumerate(params):
             yield from _entry_problems(entry, expects, (index,))
 
+    def turns_named(
+        self, params: list[SequenceEntry]
+    ) -> Iterable[tuple[tuple[str | int, ...], int]]:
+        return [((index, "turn"), e.turn) for index, e in enumerate(params) if e.turn is not None]
+
     def tools_named(self, params: list[SequenceEntry]) -> Iterable[ToolReference]:
         for index, entry in enumerate(params):
             for number, step in enumerate(entry.steps):

@@ -26,11 +26,11 @@ from pydantic import ValidationError
 
 from zeroclaw_eval.case.fixture import SCHEMA_KEY, LlmTrace
 from zeroclaw_eval.errors import AdmissionError
-from zeroclaw_eval.grading.family import Family
+from zeroclaw_eval.grading.family import Family, Problem
 from zeroclaw_eval.grading.record import RunRecord, empty_run
 from zeroclaw_eval.modes.base import RunMode
 from zeroclaw_eval.plugins.registry import Registry
-from zeroclaw_eval.report.model import CheckResult
+from zeroclaw_eval.report.model import CheckResult, plural
 from zeroclaw_eval.util import strictjson
 from zeroclaw_eval.util.wording import (
     MISSING,
@@ -215,7 +215,7 @@ def admit_data(
         trace = LlmTrace.model_validate(data, strict=True)
     except ValidationError as exc:
         raise _from_validation(source, data, (), exc, LlmTrace) from None
-    expectations = _admit_expects(source, data, trace.expects, registry)
+    expectations = _admit_expects(source, data, trace.expects, registry, len(trace.turns))
     for problem in mode.admit(trace):
         raise _problem(source, data, problem.path, problem.message)
     if trace.tool_results is not None:
@@ -230,7 +230,7 @@ def admit_data(
 
 
 def _admit_expects(
-    source: str, data: Any, expects: Mapping[str, Any], registry: Registry
+    source: str, data: Any, expects: Mapping[str, Any], registry: Registry, turns: int
 ) -> tuple[Expectation, ...]:
     if not expects:
         raise AdmissionError(
@@ -270,6 +270,15 @@ def _admit_expects(
     for key, exp in admitted.items():
         try:
             problems = list(exp.family.rules(exp.params, params_by_family))
+            problems += [
+                Problem(
+                    path,
+                    f"no run reaches turn {turn}: the fixture has {plural(turns, 'turn')}, "
+                    "numbered from 0",
+                )
+                for path, turn in exp.family.turns_named(exp.params)
+                if turn >= turns
+            ]
             # Each declared entry yields exactly one check, whatever the run: grading
             # an empty run counts them without a second, drift-prone count method.
             graded = exp.family.grade(exp.params, nothing)

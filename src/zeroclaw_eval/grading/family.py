@@ -106,6 +106,14 @@ class Family(ABC, Generic[P]):
         """
         return ()
 
+    def turns_named(self, params: P) -> Iterable[tuple[tuple[str | int, ...], int]]:
+        """The turns the entries limit themselves to, each with its path in ``params``.
+
+        Admission refuses a turn past the fixture's last: no run can reach it, so
+        the entry could never be met (or never fail). Default: none.
+        """
+        return ()
+
     def consistency(self, params: P, script: Script) -> Iterable[Finding]:
         """Entries the case's script can never satisfy, for ``zeroclaw eval check``
         (see :mod:`zeroclaw_eval.grading.script`). None by default."""
