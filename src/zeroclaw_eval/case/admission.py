@@ -334,8 +334,15 @@ def _from_validation(
     unknown key close to a known one of ``root`` (the type validated) says which."""
     found: list[tuple[str, str]] = []
     for error in exc.errors(include_url=False):
-        path, value = _locate(data, (*prefix, *error["loc"]))
+        loc = error["loc"]
+        # pydantic places an error of a mapping's key at (..., key, "[key]"): the
+        # field is the key itself, and the message says it is the key at fault.
+        is_key = bool(loc) and loc[-1] == "[key]"
+        path, value = _locate(data, (*prefix, *(loc[:-1] if is_key else loc)))
         message = describe(error, value)
+        if is_key:
+            rest = message.removeprefix("string ")
+            message = f"the key {rest}" if rest != message else f"the key: {message}"
         if error["type"] == "extra_forbidden" and error["loc"]:
             known = model_keys(root, error["loc"][:-1])
             message += did_you_mean(str(error["loc"][-1]), known)
