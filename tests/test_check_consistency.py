@@ -60,6 +60,10 @@ NEVER = [
         "can never pass",
     ),
     (
+        {"tool_call_status": [{"tool": "echo", "status": "succeeded", "call_index": 1}]},
+        "expects.tool_call_status[0].call_index=1: the script calls 'echo' 1 time: can never pass",
+    ),
+    (
         {"response_contains": ["goodbye"]},
         'expects.response_contains[0]="goodbye": the agent passes the script\'s text '
         'through, and the last turn\'s scripted text "The echo said: hello" lacks it: '
@@ -173,3 +177,29 @@ def test_response_not_contains_settles_nothing_without_a_known_final_text() -> N
     family = ResponseNotContains()
     own = Script(calls=(), replies=("deleted /srv",), final_response=None)
     assert list(family.consistency(["deleted"], own)) == []
+
+
+def test_a_sequence_step_the_script_never_calls_in_its_turn_is_an_error(tmp_path: Path) -> None:
+    case = echo_case(
+        expects={
+            "tool_sequence": [
+                {"mode": "in_order", "steps": [{"tool": "echo"}], "turn": 0},
+                {"mode": "in_order", "steps": [{"tool": "e*"}, {"tool": "echo"}], "turn": 1},
+                {"mode": "exact", "steps": [{"tool": "echo"}, {"tool": "echo", "optional": True}]},
+            ]
+        }
+    )
+    case["turns"].append(
+        {"user_input": "And then?", "steps": [{"response": {"type": "text", "content": "Done."}}]}
+    )
+    (tmp_path / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "suite"\n', encoding="utf-8")
+    write_suite(tmp_path / "suite", case)
+    status, lines = check(tmp_path)
+    assert status == 1
+    # Turn 1 makes no call: both of its required steps are reported, nothing else is.
+    assert [line for line in lines if line.startswith("Error: suite/case0.json")] == [
+        f'Error: suite/case0.json: expects.tool_sequence[1].steps[{n}].tool="{tool}": the '
+        f"script never calls {tool!r} in turn 1: this step can never pair, so the entry can "
+        "never pass"
+        for n, tool in enumerate(["e*", "echo"])
+    ]

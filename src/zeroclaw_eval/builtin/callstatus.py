@@ -14,7 +14,7 @@ this family at admission.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import NonNegativeInt
 
@@ -22,6 +22,9 @@ from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem, T
 from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.model import CheckResult, plural, shorten
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.grading.script import Finding, Script
 
 
 class StatusEntry(Params):
@@ -60,6 +63,21 @@ class ToolCallStatus(Family[list[StatusEntry]]):
     def tools_named(self, params: list[StatusEntry]) -> Iterable[ToolReference]:
         for index, entry in enumerate(params):
             yield ToolReference((index, "tool"), entry.tool, entry.tool.__eq__)
+
+    def consistency(self, params: list[StatusEntry], script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        for index, entry in enumerate(params):
+            scripted = len(script.calls_to(entry.tool))
+            if not scripted:
+                yield Finding(
+                    (index, "tool"), f"the script never calls {entry.tool!r}: can never pass"
+                )
+            elif entry.call_index is not None and entry.call_index >= scripted:
+                yield Finding(
+                    (index, "call_index"),
+                    f"the script calls {entry.tool!r} {plural(scripted, 'time')}: can never pass",
+                )
 
     def grade(self, params: list[StatusEntry], run: RunRecord) -> list[CheckResult]:
         return [self._grade_one(entry, run) for entry in params]

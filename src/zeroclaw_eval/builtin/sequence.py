@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, NonNegativeInt
 
@@ -38,6 +38,9 @@ from zeroclaw_eval.grading.family import Family, NonEmptyStr, Params, Problem, T
 from zeroclaw_eval.grading.record import RecordedCall, RunRecord
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.report.model import CheckResult, plural
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.grading.script import Finding, Script
 
 Mode = Literal["in_order", "exact", "unordered", "calls_include", "calls_only_among"]
 ArgumentMatch = Literal["exact", "partial", "ignore", "paths"]
@@ -131,6 +134,21 @@ class ToolSequence(Family[list[SequenceEntry]]):
             for number, step in enumerate(entry.steps):
                 path = (index, "steps", number, "tool")
                 yield ToolReference(path, step.tool, name_matcher(step.tool))
+
+    def consistency(self, params: list[SequenceEntry], script: Script) -> Iterable[Finding]:
+        from zeroclaw_eval.grading.script import Finding
+
+        for index, entry in enumerate(params):
+            names = [c.name for c in script.calls if entry.turn is None or c.turn == entry.turn]
+            scope = "" if entry.turn is None else f" in turn {entry.turn}"
+            for number, step in enumerate(entry.steps):
+                fits = name_matcher(step.tool)
+                if not step.optional and not any(fits(name) for name in names):
+                    yield Finding(
+                        (index, "steps", number, "tool"),
+                        f"the script never calls {step.tool!r}{scope}: this step can never "
+                        "pair, so the entry can never pass",
+                    )
 
     def grade(self, params: list[SequenceEntry], run: RunRecord) -> list[CheckResult]:
         return [_grade_entry(self.name, entry, run) for entry in params]
