@@ -160,6 +160,7 @@ REWRITTEN = {
     ("config", "expected_checks", "expected_errors"),
     [
         ("rewriting.toml", REWRITTEN, {}),
+        pytest.param("pydantic-rewriting.toml", REWRITTEN, {}, marks=PYDANTIC_AI),
         (
             "lying.toml",
             {"served-weather-outage-then-echo": ["served_tools: results sent back"]},
@@ -188,6 +189,7 @@ REWRITTEN = {
     ],
     ids=[
         "rewrites-an-argument",
+        "rewrites-an-argument-in-pydantic-ai",
         "lies-about-an-error",
         "never-dispatches",
     ],
