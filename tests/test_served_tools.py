@@ -1,8 +1,10 @@
 """A team's agent served the case's tools over MCP: graded on what it dispatched.
 
 The example agents of ``examples/agents/mcp_tools/`` (the official ``openai`` and
-``mcp`` SDKs, and the OpenAI Agents SDK) run as real subprocesses of the CLI;
-the faults are raised by ``tests/agents/mcp_fault_agent.py``, a raw HTTP client.
+``mcp`` SDKs, the OpenAI Agents SDK, and pydantic-ai) run as real subprocesses of
+the CLI; the faults are raised by ``tests/agents/mcp_fault_agent.py``, a raw HTTP
+client. The frameworks are test dependencies: a missing one fails its tests
+(pydantic-ai's are skipped only below Python 3.11, which it does not support).
 """
 
 from __future__ import annotations
@@ -29,12 +31,21 @@ MCP_TOOLS = PROJECT / "examples" / "agents" / "mcp_tools"
 PATH_ENV = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
-def run_example(config: Path) -> tuple[int, dict[str, Any]]:
+def run_example(config: Path, *args: str | Path) -> tuple[int, dict[str, Any]]:
     result = zeroclaw(
-        "eval", "run", "--config", config, "--format", "json", env=PATH_ENV, timeout=300
+        "eval", "run", "--config", config, "--format", "json", *args, env=PATH_ENV, timeout=300
     )
     assert "Traceback" not in result.stderr
+    # A framework that is not installed is a configuration error (exit 2): say which.
+    assert result.returncode in (0, 1), result.stderr
     return result.returncode, json_report(result)
+
+
+#: pydantic-ai (a test dependency) supports Python 3.11 and later; elsewhere a
+#: missing framework fails its tests.
+PYDANTIC_AI = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="pydantic-ai supports Python 3.11 and later"
+)
 
 
 def failed_checks(report: dict[str, Any]) -> dict[str, list[str]]:
@@ -47,8 +58,18 @@ def failed_checks(report: dict[str, Any]) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize(
     "config",
-    ["zeroclaw.toml", "as-command.toml", "sdk.toml"],
-    ids=["openai-and-mcp-in-process", "openai-and-mcp-as-command", "openai-agents-sdk"],
+    [
+        "zeroclaw.toml",
+        "as-command.toml",
+        "sdk.toml",
+        pytest.param("pydantic.toml", marks=PYDANTIC_AI),
+    ],
+    ids=[
+        "openai-and-mcp-in-process",
+        "openai-and-mcp-as-command",
+        "openai-agents-sdk",
+        "pydantic-ai",
+    ],
 )
 def test_an_agent_taking_its_tools_over_mcp_passes_on_what_it_dispatched(config: str) -> None:
     status, report = run_example(MCP_TOOLS / config)
@@ -69,29 +90,77 @@ def test_an_agent_taking_its_tools_over_mcp_passes_on_what_it_dispatched(config:
     assert status == 0
 
 
+@PYDANTIC_AI
+def test_the_pydantic_ai_agent_shows_the_model_its_history_across_turns(tmp_path: Path) -> None:
+    # Live, against a real chat server that keeps every request: the second turn's
+    # request must carry the first turn (pydantic-ai's own message history).
+    import shutil
+
+    from .chat_server import ChatServer, text, tool_calls
+
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(MCP_TOOLS / "pydantic_agent.py", project)
+    case = {
+        "model_name": "two-turns",
+        "tool_results": {"weather": [{"result": "the weather service timed out", "error": True}]},
+        "turns": [{"user_input": "What is the weather in Oslo?"}, {"user_input": "Thanks"}],
+        "expects": {"tool_results_contain": [{"tool": "weather", "needle": "timed out"}]},
+    }
+    write_suite(project / "suite", case)
+    with ChatServer() as server:
+        server.add(
+            [
+                tool_calls(("call_w", "weather", {"city": "Oslo"})),
+                text("The weather service is not answering."),
+                text("You are welcome."),
+            ]
+        )
+        (project / "zeroclaw.toml").write_text(
+            '[eval]\nsuite_dir = "suite"\nmode = "live"\n'
+            f'[eval.live]\nbase_url = "{server.url}"\nmodel = "gpt-test"\n'
+            '[eval.agent]\nfactory = "pydantic_agent:make_agent"\ntools = "served"\n',
+            encoding="utf-8",
+        )
+        status, report = run_example(project / "zeroclaw.toml")
+        sent = [request.body["messages"] for request in server.requests]
+
+    assert [case["error"] for case in report["cases"]] == [None]
+    assert status == 0
+    assert len(sent) == 3
+    second_turn = [(m["role"], m.get("content")) for m in sent[2] if m["role"] != "system"]
+    assert second_turn == [
+        ("user", "What is the weather in Oslo?"),
+        ("assistant", None),  # its tool call
+        ("tool", '{"error":"the weather service timed out"}'),
+        ("assistant", "The weather service is not answering."),
+        ("user", "Thanks"),
+    ]
+    assert sent[2][2]["tool_calls"][0]["function"]["name"] == "weather"
+
+
 ARGS = "served_tools: arguments as requested"
+#: What upper-casing the dispatched arguments breaks, whichever framework does it.
+REWRITTEN = {
+    "served-echo-hello": [
+        'tool_arguments_contain: echo[0] "\\"hello\\""',
+        'tool_results_contain: echo[0] "hello"',
+        ARGS,
+    ],
+    "served-weather-scripted": ['tool_arguments_contain: weather "\\"Paris\\""', ARGS],
+    "served-weather-outage-then-echo": [
+        'tool_arguments_contain: weather "\\"Oslo\\""',
+        'tool_arguments_contain: echo "\\"sorry\\""',
+        ARGS,
+    ],
+}
 
 
 @pytest.mark.parametrize(
     ("config", "expected_checks", "expected_errors"),
     [
-        (
-            "rewriting.toml",
-            {
-                "served-echo-hello": [
-                    'tool_arguments_contain: echo[0] "\\"hello\\""',
-                    'tool_results_contain: echo[0] "hello"',
-                    ARGS,
-                ],
-                "served-weather-scripted": ['tool_arguments_contain: weather "\\"Paris\\""', ARGS],
-                "served-weather-outage-then-echo": [
-                    'tool_arguments_contain: weather "\\"Oslo\\""',
-                    'tool_arguments_contain: echo "\\"sorry\\""',
-                    ARGS,
-                ],
-            },
-            {},
-        ),
+        ("rewriting.toml", REWRITTEN, {}),
+        pytest.param("pydantic-rewriting.toml", REWRITTEN, {}, marks=PYDANTIC_AI),
         (
             "lying.toml",
             {"served-weather-outage-then-echo": ["served_tools: results sent back"]},
@@ -118,7 +187,12 @@ ARGS = "served_tools: arguments as requested"
             },
         ),
     ],
-    ids=["rewrites-an-argument", "lies-about-an-error", "never-dispatches"],
+    ids=[
+        "rewrites-an-argument",
+        "rewrites-an-argument-in-pydantic-ai",
+        "lies-about-an-error",
+        "never-dispatches",
+    ],
 )
 def test_a_broken_served_agent_fails_for_the_reason_its_bug_gives(
     config: str, expected_checks: dict[str, list[str]], expected_errors: dict[str, str]
