@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from zeroclaw_eval.agents.served import Dispatch, ServedRecord, ServedTools, pair, pairing_checks
-from zeroclaw_eval.grading.record import RecordedCall, RunRecord
+from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord
 
 
 def asked(
@@ -156,11 +156,13 @@ def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -
     # The pairing alone, without a route: record() reads only the dispatches.
     served = object.__new__(ServedTools)
     served.dispatches = [ran(0, "echo", "hello", message="hello"), ran(0, "rm", "gone", ok=False)]
+    request = ModelRequest(0, 0, [{"role": "user", "content": "Echo hello"}], [], api="chat")
     wire = RunRecord(
         responses=["done"],
         calls=[asked(0, "echo", "call_7", "hello", message="hello")],
         input_tokens=3,
         output_tokens=4,
+        requests=[request],
     )
     record = served.record(wire)
     assert isinstance(record, ServedRecord)
@@ -169,6 +171,7 @@ def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -
         RecordedCall(0, "mcp_1", "rm", {}, "gone", False),
     ]
     assert (record.responses, record.input_tokens, record.output_tokens) == (["done"], 3, 4)
+    assert record.requests == [request]  # what the model was asked stays evidence
     assert record.certified_checks() == pairing_checks(*pair(wire.calls, served.dispatches))
     assert [check.passed for check in record.certified_checks()] == [True, False, True, True]
 

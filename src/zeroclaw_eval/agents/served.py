@@ -116,7 +116,8 @@ class ServedTools:
         return RunError(self.route.errors[0]) if self.route.errors else None
 
     def record(self, wire: RunRecord) -> ServedRecord:
-        """The record of the case: the dispatches as its calls, and the pairing's checks.
+        """The record of the case: the dispatches as its calls, the wire's model
+        requests, and the pairing's checks.
 
         ``wire`` is the record the model side shows: its calls are those the model
         sent the agent, each with the result the agent sent back
@@ -142,6 +143,8 @@ class ServedTools:
             calls,
             wire.input_tokens,
             wire.output_tokens,
+            # The model side's evidence is the wire's: what the agent asked the model.
+            list(wire.requests),
             pairing=pairing_checks(pairs, unrequested, undispatched),
         )
 
