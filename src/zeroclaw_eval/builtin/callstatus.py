@@ -65,19 +65,10 @@ class ToolCallStatus(Family[list[StatusEntry]]):
             yield ToolReference((index, "tool"), entry.tool, entry.tool.__eq__)
 
     def consistency(self, params: list[StatusEntry], script: Script) -> Iterable[Finding]:
-        from zeroclaw_eval.grading.script import Finding
+        from zeroclaw_eval.grading.script import calls_findings
 
         for index, entry in enumerate(params):
-            scripted = len(script.calls_to(entry.tool))
-            if not scripted:
-                yield Finding(
-                    (index, "tool"), f"the script never calls {entry.tool!r}: can never pass"
-                )
-            elif entry.call_index is not None and entry.call_index >= scripted:
-                yield Finding(
-                    (index, "call_index"),
-                    f"the script calls {entry.tool!r} {plural(scripted, 'time')}: can never pass",
-                )
+            yield from calls_findings((index,), entry.tool, entry.call_index, script)
 
     def grade(self, params: list[StatusEntry], run: RunRecord) -> list[CheckResult]:
         return [self._grade_one(entry, run) for entry in params]

@@ -11,7 +11,10 @@ reports the entries that can never pass (:meth:`~zeroclaw_eval.grading.family.Fa
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from zeroclaw_eval.report.model import plural
 
 
 @dataclass(frozen=True)
@@ -56,3 +59,19 @@ class Finding:
     path: tuple[str | int, ...]
     message: str
     error: bool = True
+
+
+def calls_findings(
+    at: tuple[str | int, ...], tool: str, call_index: int | None, script: Script
+) -> Iterator[Finding]:
+    """What an entry about the calls to ``tool`` (or the one at ``call_index``) finds in
+    ``script``: a tool it never calls, or an index past its calls, can never pass.
+    ``at`` is the entry's path; a finding points at its ``tool`` or ``call_index``."""
+    scripted = len(script.calls_to(tool))
+    if not scripted:
+        yield Finding((*at, "tool"), f"the script never calls {tool!r}: can never pass")
+    elif call_index is not None and call_index >= scripted:
+        yield Finding(
+            (*at, "call_index"),
+            f"the script calls {tool!r} {plural(scripted, 'time')}: can never pass",
+        )

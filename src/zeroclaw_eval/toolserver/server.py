@@ -365,15 +365,7 @@ class _Handler(BaseHTTPRequestHandler):
                 ),
             )
             return
-        if not self._in_session(route, message.request_id):
-            return
-        if route.closed:
-            what = f"a {message.method or 'response'}" if message.method else "a message"
-            route.fail(f"{what} on the MCP route after the case ended")
-            self._reply(404, error_reply(message.request_id, INVALID_REQUEST, "the case has ended"))
-            return
-        if not message.expects_reply:
-            self._reply(202, None)
+        if not self._in_session(route, message.request_id) or self._acknowledged(route, message):
             return
         status, reply = self._answer(route, message, modern=False)
         if reply is not None:
@@ -381,13 +373,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve_stateless(self, route: ToolRoute, message: Message) -> None:
         """One request of the stateless revision: no session, its envelope checked."""
-        if route.closed:
-            what = f"a {message.method}" if message.method else "a message"
-            route.fail(f"{what} on the MCP route after the case ended")
-            self._reply(404, error_reply(message.request_id, INVALID_REQUEST, "the case has ended"))
-            return
-        if not message.expects_reply:
-            self._reply(202, None)
+        if self._acknowledged(route, message):
             return
         try:
             modern_version(message, self.headers.get)
@@ -401,6 +387,19 @@ class _Handler(BaseHTTPRequestHandler):
         status, reply = self._answer(route, message, modern=True)
         if reply is not None:
             self._reply(status, reply)
+
+    def _acknowledged(self, route: ToolRoute, message: Message) -> bool:
+        """Whether ``message`` is settled without an answer: refused (and recorded) when
+        its case has ended, accepted (``202``) when it expects no reply."""
+        if route.closed:
+            what = f"a {message.method}" if message.method else "a message"
+            route.fail(f"{what} on the MCP route after the case ended")
+            self._reply(404, error_reply(message.request_id, INVALID_REQUEST, "the case has ended"))
+            return True
+        if not message.expects_reply:
+            self._reply(202, None)
+            return True
+        return False
 
     def _answer(
         self, route: ToolRoute, message: Message, *, modern: bool
