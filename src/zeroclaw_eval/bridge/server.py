@@ -37,126 +37,47 @@ is also appended to :attr:`BridgeRoute.errors`, where the runner finds it.
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import hmac
 import json
 import re
-import socket
-import threading
-import time
-import weakref
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 from zeroclaw_eval.bridge.chat import serve_chat_completions, serve_models
 from zeroclaw_eval.bridge.wire import CODE_RUN_ERROR, Answer, BridgeRoute, Refusal, Served
 from zeroclaw_eval.errors import one_line
+from zeroclaw_eval.util.loopback import LoopbackServer, RoutedServer, TrackedHandler
 
 #: The largest request body the bridge reads (a conversation, not an upload).
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
-#: How long :meth:`ModelBridge.close` waits for connection threads. Only a thread
-#: still inside an ``answer`` that hangs (a live provider waiting on its network
-#: timeout) can take this long; it is then left to end on its own.
-CLOSE_WAIT_S = 10.0
 
-#: How long an idle connection worker waits for the next connection before it ends.
-WORKER_IDLE_S = 30.0
-
-
-class ModelBridge:
+class ModelBridge(RoutedServer[BridgeRoute]):
     """The loopback server: one per run, shared by every case through their routes.
 
     A context manager; :meth:`close` is idempotent, ends every open connection,
-    joins the server's threads and frees the port.
+    joins the server's threads and frees the port. Only a connection thread still
+    inside an ``answer`` that hangs (a live provider waiting on its network
+    timeout) can keep :meth:`close` waiting, for :attr:`close_wait_s` at most.
     """
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        self._host = host
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._routes: dict[str, BridgeRoute] = {}
-        # Closed routes stay reachable while their owner holds them, so a late
-        # request is still recorded against its case; then they go away.
-        self._closed: weakref.WeakValueDictionary[str, BridgeRoute] = weakref.WeakValueDictionary()
-        self._lock = threading.Lock()
+    what = "the model bridge"
+    thread_name = "zeroclaw-eval-bridge"
+    close_wait_s = 10.0
 
-    def start(self) -> None:
-        """Bind an ephemeral port on the host and serve in a daemon thread."""
-        if self._server is not None:
-            return
-        server = _Server((self._host, 0), _Handler)
+    def _make_server(self, address: tuple[str, int]) -> LoopbackServer:
+        server = _Server(address, _Handler, self.thread_name)
         server.bridge = self
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="zeroclaw-eval-bridge",
-            daemon=True,
-        )
-        self._thread.start()
-
-    def close(self) -> None:
-        """Stop serving, end open connections, join every thread, free the port.
-
-        A connection thread stuck in a hung ``answer`` is waited on for at most
-        :data:`CLOSE_WAIT_S`; its connection is already shut.
-        """
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        server.drop_connections()
-        server.join_workers(CLOSE_WAIT_S)
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    @property
-    def url(self) -> str:
-        """``http://HOST:PORT`` of the running server."""
-        if self._server is None:
-            raise RuntimeError("the model bridge is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return server
 
     def open_route(self, label: str, answer: Answer) -> BridgeRoute:
         """A new private route whose requests ``answer`` answers; ``label`` names its case."""
-        route = BridgeRoute(self, label, answer)
-        with self._lock:
-            self._routes[route.token] = route
-        return route
+        return self._add_route(BridgeRoute(self, label, answer))
 
     def routes(self) -> Routes:
         """What an agent under test is handed: a way to open routes, and nothing else
         of the server (neither :meth:`close` nor the other cases' routes)."""
         return Routes(self)
-
-    def lookup(self, token: str) -> BridgeRoute | None:
-        """The route with ``token``, open or closed-but-still-held, else ``None``."""
-        with self._lock:
-            return self._routes.get(token) or self._closed.get(token)
-
-    def _forget(self, route: BridgeRoute) -> None:
-        with self._lock:
-            if self._routes.pop(route.token, None) is not None:
-                self._closed[route.token] = route
-
-    def __enter__(self) -> ModelBridge:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class Routes:
@@ -172,95 +93,10 @@ class Routes:
         return self._bridge.open_route(label, answer)
 
 
-class _Server(ThreadingHTTPServer):
-    """A threading HTTP server that can end its connections and join their threads.
+class _Server(LoopbackServer):
+    """The bridge's HTTP server: its handlers reach the bridge's routes."""
 
-    Connection threads are daemons (a forgotten bridge never blocks the
-    interpreter's exit), so the stdlib does not join them: this server keeps them.
-    Unlike the stdlib's, a thread serves one connection after another
-    (:meth:`process_request`).
-    """
-
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 128  # parallel agents connect in bursts
     bridge: ModelBridge
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__(address, handler)
-        self.connections: set[socket.socket] = set()
-        self.connections_lock = threading.Lock()
-        self.workers: list[threading.Thread] = []
-        # Accepted connections waiting for an idle worker, and how many wait.
-        self._pending: collections.deque[tuple[Any, Any]] = collections.deque()
-        self._idle = 0
-        self._closing = False
-        self._ready = threading.Condition(self.connections_lock)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        """Hand the connection to an idle worker, or to a new one.
-
-        Workers outlive their connections: an SDK that closes its connection
-        after every streamed reply (the ``openai`` SDK does, as it stops reading
-        at ``[DONE]``) would otherwise cost a thread start per request.
-        """
-        with self._ready:
-            if self._idle > len(self._pending):
-                self._pending.append((request, client_address))
-                self._ready.notify()
-                return
-            worker = threading.Thread(
-                target=self._work,
-                args=(request, client_address),
-                name="zeroclaw-eval-bridge-connection",
-                daemon=True,
-            )
-            self.workers = [thread for thread in self.workers if thread.is_alive()]
-            self.workers.append(worker)
-        worker.start()
-
-    def _work(self, request: Any, client_address: Any) -> None:
-        """Serve connections until idle for :data:`WORKER_IDLE_S` or the server closes."""
-        job: tuple[Any, Any] | None = (request, client_address)
-        while job is not None:
-            self.process_request_thread(*job)
-            job = self._next_job()
-
-    def _next_job(self) -> tuple[Any, Any] | None:
-        with self._ready:
-            self._idle += 1
-            try:
-                while not self._pending and not self._closing:
-                    if not self._ready.wait(WORKER_IDLE_S):
-                        break
-                return self._pending.popleft() if self._pending else None
-            finally:
-                self._idle -= 1
-
-    def join_workers(self, timeout_s: float) -> None:
-        """Wake idle workers and wait for every worker, at most ``timeout_s`` in all."""
-        deadline = time.monotonic() + timeout_s
-        with self._ready:
-            self._closing = True
-            self._ready.notify_all()
-            workers, self.workers = self.workers, []
-            pending = list(self._pending)
-            self._pending.clear()
-        for request, _ in pending:  # accepted as the server closed: never served
-            self.shutdown_request(request)
-        for worker in workers:
-            worker.join(max(0.0, deadline - time.monotonic()))
-
-    def drop_connections(self) -> None:
-        """Shut every open connection, waking threads blocked reading a keep-alive socket."""
-        with self.connections_lock:
-            connections = list(self.connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):  # already closed by the client
-                connection.shutdown(socket.SHUT_RDWR)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay silent: a client that hangs up mid-reply is not the harness's failure."""
 
 
 #: The stdlib's limits on request headers (``http.client``).
@@ -288,27 +124,12 @@ class _Headers:
         return self._count
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(TrackedHandler):
     """Serves one connection (HTTP/1.1, keep-alive) of the bridge."""
 
-    protocol_version = "HTTP/1.1"
     server_version = "zeroclaw-eval-bridge"
-    sys_version = ""
-    disable_nagle_algorithm = True  # replies are small; do not wait for ACKs
     server: _Server
     raw_requestline: bytes
-
-    def setup(self) -> None:
-        super().setup()
-        with self.server.connections_lock:
-            self.server.connections.add(self.connection)
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        finally:
-            with self.server.connections_lock:
-                self.server.connections.discard(self.connection)
 
     def parse_request(self) -> bool:
         """Parse the request line and headers, as the stdlib does, minus ``email``.
@@ -360,9 +181,6 @@ class _Handler(BaseHTTPRequestHandler):
         if headers.get("Expect", "").lower() == "100-continue" and number >= (1, 1):
             return self.handle_expect_100()
         return True
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: the bridge reports through routes, never on stderr."""
 
     def do_GET(self) -> None:
         self._serve("GET")

@@ -42,7 +42,6 @@ import socket
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
@@ -68,6 +67,7 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     parse,
     stateless,
 )
+from zeroclaw_eval.util.loopback import LoopbackServer, RoutedServer, TrackedHandler
 
 #: The largest request body read: a tool call's arguments, not an upload.
 MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -76,10 +76,6 @@ SESSION_HEADER = "Mcp-Session-Id"
 
 #: The requests served inside a session; any other is ``-32601``, session or not.
 SESSION_METHODS = frozenset({"ping", "tools/list", "tools/call"})
-
-#: How long :meth:`ToolServer.close` waits for connection threads (one stuck in a
-#: tool that hangs is left to end on its own; its connection is already shut).
-CLOSE_WAIT_S = 5.0
 
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
@@ -142,53 +138,21 @@ class ToolRoute:
         self.close()
 
 
-class ToolServer:
+class ToolServer(RoutedServer[ToolRoute]):
     """The run's loopback MCP server, shared by every case through their routes."""
 
+    what = "the tool server"
+    thread_name = "zeroclaw-eval-tool-server"
+    close_wait_s = 5.0
+
     def __init__(self, host: str = "127.0.0.1") -> None:
-        self._host = host
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._routes: dict[str, ToolRoute] = {}
-        # A closed route stays known while its session holds it, so a late call is
-        # still recorded against its case.
-        self._closed: weakref.WeakValueDictionary[str, ToolRoute] = weakref.WeakValueDictionary()
+        super().__init__(host)
         self._sessions: weakref.WeakValueDictionary[str, ToolRoute] = weakref.WeakValueDictionary()
-        self._lock = threading.Lock()
 
-    def start(self) -> None:
-        """Bind an ephemeral port and serve in a daemon thread."""
-        if self._server is not None:
-            return
-        server = _Server((self._host, 0), _Handler)
+    def _make_server(self, address: tuple[str, int]) -> LoopbackServer:
+        server = _Server(address, _Handler, self.thread_name)
         server.tools = self
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="zeroclaw-eval-tool-server",
-            daemon=True,
-        )
-        self._thread.start()
-
-    def close(self) -> None:
-        """Stop serving, end open connections, join the threads, free the port."""
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        server.drop_connections(CLOSE_WAIT_S)
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("the tool server is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return server
 
     def open_route(
         self,
@@ -198,20 +162,14 @@ class ToolServer:
         where: Callable[[], str] = lambda: "",
     ) -> ToolRoute:
         """A new private route serving ``tools``; ``dispatch`` runs each call."""
-        route = ToolRoute(self, label, tools, dispatch, where)
-        with self._lock:
-            self._routes[route.token] = route
-        return route
+        return self._add_route(ToolRoute(self, label, tools, dispatch, where))
 
     def routes(self) -> ToolRoutes:
         """What an agent session is handed: a way to open routes, nothing else."""
         return ToolRoutes(self)
 
-    def lookup(self, token: str) -> ToolRoute | None:
-        with self._lock:
-            return self._routes.get(token) or self._closed.get(token)
-
     def new_session(self, route: ToolRoute) -> str:
+        """A session of the handshake era on ``route``: its id, known until it ends."""
         session = secrets.token_hex(16)
         with self._lock:
             self._sessions[session] = route
@@ -221,23 +179,6 @@ class ToolServer:
     def session_route(self, session: str) -> ToolRoute | None:
         with self._lock:
             return self._sessions.get(session)
-
-    def _forget(self, route: ToolRoute) -> None:
-        with self._lock:
-            if self._routes.pop(route.token, None) is not None:
-                self._closed[route.token] = route
-
-    def __enter__(self) -> ToolServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class ToolRoutes:
@@ -259,56 +200,17 @@ class ToolRoutes:
         return self._server.open_route(label, tools, dispatch, where)
 
 
-class _Server(ThreadingHTTPServer):
-    """A threading HTTP server that can end its connections and join their threads."""
+class _Server(LoopbackServer):
+    """The tool server's HTTP server: its handlers reach the server's routes."""
 
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 64
     tools: ToolServer
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__(address, handler)
-        self.connections: dict[socket.socket, threading.Thread] = {}
-        self.connections_lock = threading.Lock()
 
-    def drop_connections(self, timeout_s: float) -> None:
-        """Shut every open connection and wait for its thread, ``timeout_s`` at most each."""
-        with self.connections_lock:
-            connections = list(self.connections.items())
-        for connection, _ in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        for _, thread in connections:
-            thread.join(timeout_s)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Silent: a client that hangs up is reported on its route, never printed."""
-
-
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(TrackedHandler):
     """Serves one connection (HTTP/1.1, keep-alive) of the tool server."""
 
-    protocol_version = "HTTP/1.1"
     server_version = "zeroclaw-eval-tools"
-    sys_version = ""
-    disable_nagle_algorithm = True
     server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        with self.server.connections_lock:
-            self.server.connections[self.connection] = threading.current_thread()
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        finally:
-            with self.server.connections_lock:
-                self.server.connections.pop(self.connection, None)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: the server reports through routes."""
 
     # --- methods ---------------------------------------------------------------------
 
