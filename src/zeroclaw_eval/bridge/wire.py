@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.errors import RunError, one_line
 from zeroclaw_eval.protocol import ModelReply
+from zeroclaw_eval.util.loopback import Route
 
 if TYPE_CHECKING:
     from zeroclaw_eval.bridge.server import ModelBridge
@@ -57,7 +56,7 @@ Answer = Callable[[BridgeRequest], ModelReply]
 """Answers one request; raises :class:`RunError` when the script cannot."""
 
 
-class BridgeRoute:
+class BridgeRoute(Route):
     """One case attempt's private way in: its base URL, its API key, what it saw.
 
     ``requests`` holds every parsed request, answered or refused by ``answer``,
@@ -67,8 +66,8 @@ class BridgeRoute:
     """
 
     def __init__(self, bridge: ModelBridge, label: str, answer: Answer) -> None:
+        super().__init__(bridge)
         self.label = label
-        self.token = secrets.token_hex(8)
         self.api_key = f"zc-{secrets.token_hex(16)}"
         #: What SDKs that add ``/v1`` themselves (Anthropic's) take as their base URL.
         self.root_url = f"{bridge.url}/r/{self.token}"
@@ -77,14 +76,10 @@ class BridgeRoute:
         self.requests: list[BridgeRequest] = []
         self.errors: list[str] = []
         self.models: list[str] = []
-        self.closed = False
         #: What a wire format keeps between requests (the Responses API's stored
         #: responses, for ``previous_response_id``).
         self.memory: dict[str, Any] = {}
         self._answer = answer
-        self._bridge = bridge
-        # One request at a time per route: a provider is a per-case object.
-        self.lock = threading.Lock()
 
     def answer(self, request: BridgeRequest) -> ModelReply:
         """Record ``request`` and ask the route's ``answer`` for the reply."""
@@ -96,22 +91,6 @@ class BridgeRoute:
     def fail(self, message: str) -> None:
         """Keep one line saying what went wrong on this route."""
         self.errors.append(one_line(message))
-
-    def close(self) -> None:
-        """Stop serving this route: later requests on it are refused (404). Idempotent."""
-        self.closed = True
-        self._bridge._forget(self)
-
-    def __enter__(self) -> BridgeRoute:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 Served = tuple[int, "dict[str, Any] | list[bytes]"]

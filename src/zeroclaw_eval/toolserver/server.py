@@ -39,10 +39,8 @@ import json
 import secrets
 import select
 import socket
-import threading
 import weakref
 from collections.abc import Callable, Mapping
-from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -67,7 +65,7 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     parse,
     stateless,
 )
-from zeroclaw_eval.util.loopback import LoopbackServer, RoutedServer, TrackedHandler
+from zeroclaw_eval.util.loopback import LoopbackServer, Route, RoutedServer, TrackedHandler
 
 #: The largest request body read: a tool call's arguments, not an upload.
 MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -80,7 +78,7 @@ SESSION_METHODS = frozenset({"ping", "tools/list", "tools/call"})
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 
-class ToolRoute:
+class ToolRoute(Route):
     """One case attempt's MCP endpoint: its URL, its tools, what went wrong on it.
 
     ``errors`` holds one line per failure, in order; :meth:`close` stops serving
@@ -95,18 +93,14 @@ class ToolRoute:
         dispatch: Dispatch,
         where: Callable[[], str],
     ) -> None:
+        super().__init__(server)
         self.label = label
-        self.token = secrets.token_hex(8)
         self.url = f"{server.url}/mcp/{self.token}"
         self.tools = dict(tools)
         self.errors: list[str] = []
-        self.closed = False
         self.sessions: set[str] = set()
         self._dispatch = dispatch
         self._where = where
-        self._server = server
-        # One call at a time: the case's tools and its record are per-case objects.
-        self.lock = threading.Lock()
 
     def dispatch(self, name: str, arguments: dict[str, Any]) -> Any:
         return self._dispatch(name, arguments)
@@ -121,21 +115,6 @@ class ToolRoute:
         """Keep one line saying what went wrong, prefixed with where the case was."""
         where = self._where()
         self.errors.append(one_line(f"{where}: {message}" if where else message))
-
-    def close(self) -> None:
-        self.closed = True
-        self._server._forget(self)
-
-    def __enter__(self) -> ToolRoute:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class ToolServer(RoutedServer[ToolRoute]):

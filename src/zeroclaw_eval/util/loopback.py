@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import secrets
 import socket
 import threading
 import time
@@ -31,7 +32,7 @@ import weakref
 from abc import ABC, abstractmethod
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -153,11 +154,34 @@ class TrackedHandler(BaseHTTPRequestHandler):
         """Silent: the server reports through its routes, never on stderr."""
 
 
-class Route(Protocol):
-    """What the route table needs of a route: its token."""
+class Route:
+    """One case attempt's private route: its token, and whether it is closed.
 
-    @property
-    def token(self) -> str: ...
+    :meth:`close` stops serving it: later requests are refused, and recorded
+    against its case while its owner still holds it. Idempotent; a context manager.
+    """
+
+    def __init__(self, owner: RoutedServer[Any]) -> None:
+        self.token = secrets.token_hex(8)
+        self.closed = False
+        # One request at a time per route: what answers it is a per-case object.
+        self.lock = threading.Lock()
+        self._owner = owner
+
+    def close(self) -> None:
+        self.closed = True
+        self._owner._forget(self)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 R = TypeVar("R", bound=Route)
@@ -242,11 +266,11 @@ class RoutedServer(ABC, Generic[R]):
             self._routes[route.token] = route
         return route
 
-    def _forget(self, route: R) -> None:
+    def _forget(self, route: Route) -> None:
         """Called by a route as it closes: it stays known while its owner holds it."""
         with self._lock:
-            if self._routes.pop(route.token, None) is not None:
-                self._closed[route.token] = route
+            if (held := self._routes.pop(route.token, None)) is not None:
+                self._closed[route.token] = held
 
     def __enter__(self) -> Self:
         self.start()
