@@ -7,14 +7,19 @@ One route serves the ``echo`` tool, dispatched as a served agent's calls are
 bounded, the dispatch recorded). Each round, interleaved:
 
 - ``direct``: the same dispatch called in-process (no HTTP): the floor;
-- ``raw http``: ``tools/call`` posted on one keep-alive ``http.client``
-  connection: the server's own round trip, with the thinnest client there is;
-- ``mcp sdk``: the official ``mcp`` client's ``call_tool`` (its own session,
-  JSON-RPC and anyio work included), what an agent on it pays.
+- ``raw http``: ``tools/call`` of the handshake era (in the session
+  ``initialize`` opened) posted on one keep-alive ``http.client`` connection:
+  the server's own round trip, with the thinnest client there is;
+- ``stateless``: the same call in the stateless revision (``2026-07-28``: the
+  ``_meta`` envelope and the headers that mirror it, no session), checked on
+  every request;
+- ``mcp sdk``: the official ``mcp`` client's ``call_tool`` (its JSON-RPC and
+  anyio work included, on the stateless revision it settles on), what an agent
+  on it pays.
 
 Each row prints the median microseconds per call over the rounds' medians, and
-``+ms/call`` over ``direct``. Target: the ``raw http`` round trip, the server's
-overhead, under 2 ms. Every result is checked, so a fast wrong answer stops the
+``+ms/call`` over ``direct``. Target: the ``raw http`` and ``stateless`` round
+trips, the server's overhead, under 2 ms. Every result is checked, so a fast wrong answer stops the
 script.
 """
 
@@ -87,6 +92,25 @@ def main() -> None:
             }
         )
 
+        envelope = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        stateless_body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"message": "ping"}, "_meta": envelope},
+            }
+        )
+        stateless_headers = {
+            "Content-Type": "application/json",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "echo",
+        }
+
         def direct(calls: int) -> None:
             for _ in range(calls):
                 assert served.route.dispatch("echo", {"message": "ping"}).output == "ping"
@@ -96,6 +120,13 @@ def main() -> None:
                 connection.request("POST", parts.path, body, headers)
                 reply: Any = json.loads(connection.getresponse().read())
                 assert reply["result"]["content"][0]["text"] == "ping"
+
+        def stateless(calls: int) -> None:
+            for _ in range(calls):
+                connection.request("POST", parts.path, stateless_body, stateless_headers)
+                reply: Any = json.loads(connection.getresponse().read())
+                assert reply["result"]["content"][0]["text"] == "ping"
+                assert reply["result"]["resultType"] == "complete"
 
         def sdk(calls: int) -> None:
             async def run() -> None:
@@ -108,10 +139,16 @@ def main() -> None:
 
             anyio.run(run)
 
-        rows: dict[str, list[float]] = {"direct": [], "raw http": [], "mcp sdk": []}
+        rows: dict[str, list[float]] = {
+            "direct": [],
+            "raw http": [],
+            "stateless": [],
+            "mcp sdk": [],
+        }
         for _ in range(options.rounds):
             rows["direct"].append(per_call(direct, options.calls))
             rows["raw http"].append(per_call(raw_http, options.calls))
+            rows["stateless"].append(per_call(stateless, options.calls))
             rows["mcp sdk"].append(per_call(sdk, max(1, options.calls // 4)))
         served.close()
 
@@ -120,11 +157,13 @@ def main() -> None:
     for name, figures in rows.items():
         median = statistics.median(figures)
         print(f"{name:<10} {median:>9.1f} {(median - floor) / 1000:>9.3f}")
-    overhead = (statistics.median(rows["raw http"]) - floor) / 1000
-    verdict = "under" if overhead < 2 else "OVER"
-    print(
-        f"MCP tool round trip over loopback: +{overhead:.3f} ms a call ({verdict} the 2 ms target)"
-    )
+    for row in ("raw http", "stateless"):
+        overhead = (statistics.median(rows[row]) - floor) / 1000
+        verdict = "under" if overhead < 2 else "OVER"
+        print(
+            f"MCP tool round trip over loopback ({row}): +{overhead:.3f} ms a call "
+            f"({verdict} the 2 ms target)"
+        )
 
 
 if __name__ == "__main__":

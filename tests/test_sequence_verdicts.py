@@ -25,10 +25,13 @@ SCRIPTED = ("echo", "search", "file_write")
 
 
 def fixture(**expects: Any) -> dict[str, Any]:
-    """A one-turn fixture that calls each scripted tool once, with ``expects``."""
+    """A two-turn fixture whose first turn calls each scripted tool once (the second
+    answers in text), with ``expects``: entries may name turn 0 or 1."""
     calls = [{"id": f"c{n}", "name": name, "arguments": {}} for n, name in enumerate(SCRIPTED)]
     case = echo_case(expects=expects)
     case["turns"][0]["steps"][0]["response"]["tool_calls"] = calls
+    second = {"response": {"type": "text", "content": "Nothing more."}}
+    case["turns"].append({"user_input": "And then?", "steps": [second]})
     return case
 
 
