@@ -37,6 +37,26 @@ class Failing:
         return ToolResult("it broke", success=False)
 
 
+class Regional:
+    """A tool whose ``region`` argument a client mirrors in the ``Mcp-Param-Region`` header."""
+
+    name = "query"
+    description = "Runs a query in a region."
+    parameters: Mapping[str, Any] = MappingProxyType(
+        {
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "query": {"type": "string"},
+            },
+            "required": ["query"],
+        }
+    )
+
+    def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return ToolResult(f"{arguments.get('region')}: {arguments['query']}")
+
+
 TOOLS = {"echo": EchoTool(), "flaky": Failing()}
 
 
@@ -295,6 +315,49 @@ def test_the_stateless_revision_is_served_without_a_session(server: ToolServer) 
     assert (status, reply["error"]["code"]) == (400, -32602)
     assert calls == [("echo", {"message": "héllo"}), ("flaky", {}), ("shell", {})]
     assert route.errors == []
+
+
+def test_a_parameter_marked_for_a_header_is_mirrored_and_checked(server: ToolServer) -> None:
+    import mcp
+
+    calls: list[dict[str, Any]] = []
+
+    def dispatch(name: str, arguments: dict[str, Any]) -> ToolResult:
+        calls.append(arguments)
+        return Regional().run(arguments)
+
+    route = server.open_route("case-a", {"query": Regional()}, dispatch)
+
+    async def session() -> str:
+        # Called before listing: refused for the missing header, the client lists
+        # the tools and calls again with Mcp-Param-Region, as it must.
+        async with mcp.Client(route.url) as client:
+            result = await client.call_tool("query", {"region": "eu-wést", "query": "q"})
+            return str(result.content[0].text)
+
+    assert anyio.run(session) == "eu-wést: q"
+    assert calls == [{"region": "eu-wést", "query": "q"}]  # the refused call never ran
+    raw = Raw(route.url)
+    call = modern("tools/call", name="query", arguments={"region": "us-1", "query": "q"})
+    headers = mirrored("tools/call", name="query")
+    for sent, detail in [
+        ({}, "Mcp-Param-Region is missing"),
+        ({"Mcp-Param-Region": "us-2"}, "Mcp-Param-Region 'us-2' does not match the body's 'us-1'"),
+    ]:
+        status, _, reply = raw.send(call, headers={**headers, **sent})
+        assert (status, reply["error"]) == (
+            400,
+            {"code": -32020, "message": f"Header mismatch: {detail}"},
+        )
+    # Sent base64-wrapped, a value compares decoded; an absent value needs no header.
+    wrapped = {**headers, "mcp-param-region": "=?base64?dXMtMQ==?="}
+    assert raw.send(call, headers=wrapped)[0] == 200
+    regionless = modern("tools/call", name="query", arguments={"query": "q"})
+    assert raw.send(regionless, headers=headers)[0] == 200
+    status, _, reply = raw.send(regionless, headers={**headers, "Mcp-Param-Region": "us-1"})
+    assert (status, reply["error"]["code"]) == (400, -32020)
+    assert len(calls) == 3
+    assert route.errors == []  # a mirrored header is the client's to get right on retry
 
 
 def test_a_revision_not_spoken_is_named_with_those_that_are(server: ToolServer) -> None:

@@ -27,7 +27,7 @@ A message that is not a JSON-RPC 2.0 request, notification or response is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,6 +225,65 @@ def modern_version(message: Message, header: Callable[[str], str | None] | None)
             UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", request_id, data
         )
     return str(version)
+
+
+def check_param_headers(
+    message: Message, tools: Mapping[str, Tool], header: Callable[[str], str | None]
+) -> None:
+    """Check the ``Mcp-Param-*`` headers of a stateless ``tools/call`` against its body.
+
+    A property the tool's schema marks ``x-mcp-header`` (reached through
+    ``properties`` alone) is mirrored by the client in ``Mcp-Param-<name>``: a value
+    present in the arguments needs its header, equal once decoded; an absent or
+    ``null`` one, none. Raises :class:`ProtocolError` ``-32020`` for the first
+    mismatch. A call of a tool the route does not serve is left to ``dispatch``.
+    """
+    name = message.params.get("name")
+    arguments = message.params.get("arguments")
+    tool = tools.get(name) if isinstance(name, str) else None
+    if tool is None or not isinstance(arguments, dict):
+        return
+    for path, token in _param_headers(tool.parameters or {}, ()):
+        value: Any = arguments
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        sent = header(f"Mcp-Param-{token}")
+        if value is None:
+            if sent is not None:
+                raise ProtocolError(
+                    HEADER_MISMATCH,
+                    f"Header mismatch: Mcp-Param-{token} is sent but {'.'.join(path)} is not",
+                    message.request_id,
+                )
+            continue
+        if isinstance(value, bool):
+            shown = str(value).lower()
+        elif isinstance(value, float) and value.is_integer():
+            shown = str(int(value))  # 42.0 is the integer 42, as the header says it
+        else:
+            shown = str(value)
+        if sent is None or decode_header(sent) != shown:
+            got = "is missing" if sent is None else f"{sent!r} does not match the body's {shown!r}"
+            raise ProtocolError(
+                HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{token} {got}", message.request_id
+            )
+
+
+def _param_headers(
+    schema: Mapping[str, Any], at: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Each property of ``schema`` marked ``x-mcp-header``, reached through
+    ``properties`` alone, with the header name it is mirrored under."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return
+    for key, sub in properties.items():
+        if not isinstance(sub, Mapping):
+            continue
+        token = sub.get("x-mcp-header")
+        if isinstance(token, str) and token:
+            yield (*at, key), token
+        yield from _param_headers(sub, (*at, key))
 
 
 def mirrored_headers(body: Mapping[str, Any]) -> dict[str, str]:

@@ -59,6 +59,7 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     Message,
     ProtocolError,
     answer,
+    check_param_headers,
     error_reply,
     initialize_result,
     modern_version,
@@ -265,6 +266,15 @@ class _Handler(TrackedHandler):
                 route.fail(f"a malformed {message.method} request: {error.message}")
             self._reply(HTTP_STATUS.get(error.code, 200), error.reply())
             return
+        if message.method == "tools/call":
+            try:
+                check_param_headers(message, route.tools, self.headers.get)
+            except ProtocolError as error:
+                # Not a fault: a client that called before listing learns the tool's
+                # headers from tools/list and retries, as the specification has it;
+                # one that does not never dispatches, which the pairing shows.
+                self._reply(HTTP_STATUS.get(error.code, 200), error.reply())
+                return
         status, reply = self._answer(route, message, modern=True)
         if reply is not None:
             self._reply(status, reply)
