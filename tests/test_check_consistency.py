@@ -203,3 +203,27 @@ def test_a_sequence_step_the_script_never_calls_in_its_turn_is_an_error(tmp_path
         "never pass"
         for n, tool in enumerate(["e*", "echo"])
     ]
+
+
+def test_a_required_step_of_the_whole_case_is_reported_and_an_optional_one_is_not(
+    tmp_path: Path,
+) -> None:
+    case = echo_case(
+        expects={
+            "tool_sequence": [
+                {
+                    "mode": "calls_only_among",
+                    "steps": [{"tool": "echo"}, {"tool": "echo", "optional": True}],
+                }
+            ]
+        }
+    )
+    case["turns"][0]["steps"] = [{"response": {"type": "text", "content": "No tool today."}}]
+    (tmp_path / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "suite"\n', encoding="utf-8")
+    write_suite(tmp_path / "suite", case)
+    status, lines = check(tmp_path)
+    assert status == 1
+    assert [line for line in lines if line.startswith("Error: suite/case0.json")] == [
+        'Error: suite/case0.json: expects.tool_sequence[0].steps[0].tool="echo": the script '
+        "never calls 'echo': this step can never pair, so the entry can never pass"
+    ]
