@@ -211,6 +211,19 @@ def test_an_empty_entry_beside_a_real_one_is_admitted(registry: Registry, replay
     assert [e.name for e in case.expectations] == ["tools_used", "response_contains"]
 
 
+def test_an_entry_limited_to_a_turn_past_the_last_is_refused(
+    registry: Registry, replay: RunMode
+) -> None:
+    def saw(turn: int) -> dict[str, Any]:
+        return echo_case(expects={"model_saw": [{"needle": "Echo hello", "turn": turn}]})
+
+    assert refused_data(saw(1), registry, replay) == (
+        f"{SOURCE}: expects.model_saw[0].turn=1: no run reaches turn 1: the fixture has "
+        "1 turn, numbered from 0"
+    )
+    admit_data(saw(0), registry, replay, source=SOURCE)  # the last turn is reachable
+
+
 def test_an_unknown_family_lists_the_known_ones(registry: Registry, replay: RunMode) -> None:
     known = ", ".join(sorted(registry.families))
     assert refused_data(echo_case(expects={"response_contain": ["x"]}), registry, replay) == (

@@ -340,9 +340,8 @@ def _from_validation(
         is_key = bool(loc) and loc[-1] == "[key]"
         path, value = _locate(data, (*prefix, *(loc[:-1] if is_key else loc)))
         message = describe(error, value)
-        if is_key:
-            rest = message.removeprefix("string ")
-            message = f"the key {rest}" if rest != message else f"the key: {message}"
+        if is_key:  # every key is a string: "string should have at least 1 character"
+            message = f"the key {message.removeprefix('string ')}"
         if error["type"] == "extra_forbidden" and error["loc"]:
             known = model_keys(root, error["loc"][:-1])
             message += did_you_mean(str(error["loc"][-1]), known)
