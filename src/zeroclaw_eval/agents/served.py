@@ -134,6 +134,7 @@ class ServedTools:
             calls,
             wire.input_tokens,
             wire.output_tokens,
+            list(wire.requests),  # what the model was asked: a recording stores it
             pairing=pairing_checks(pairs, unrequested, undispatched),
         )
 
