@@ -313,3 +313,121 @@ def test_a_bad_mcp_upstream_setting_is_one_line_naming_the_field(
     assert "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(config) in lines[0] and error in lines[0], result.stderr
+
+
+def test_a_recording_through_a_server_replays_with_its_tools_as_they_were_offered(
+    tmp_path: Path,
+) -> None:
+    """Replayed, the agent offers the model the server's tools as the live run did
+    (description and schema): the recording's requests do not drift."""
+    from .chat_server import ChatServer, text, tool_calls
+
+    with ChatServer() as chat:
+        chat.add(
+            [tool_calls(("c1", "forecast", {"city": "Oslo", "days": 2})), text("Snow in Oslo.")]
+        )
+        config = project(tmp_path, chat.url, [sys.executable, str(SDK_SERVER), "stdio"])
+        suite = write_suite(tmp_path / "live", case("oslo", "forecast", "snow"))
+        out = tmp_path / "recorded"
+        result = record(config, suite, out)
+        assert result.exit_code == 0, result.stdout + result.stderr
+        live_tools = chat.requests[0].body["tools"]
+    recorded = json.loads((out / "case0.json").read_text(encoding="utf-8"))
+    assert "request" in recorded["turns"][0]["steps"][0]
+    # Every tool of the server, the ones never called too, as the live model saw it.
+    assert recorded["tool_definitions"] == {
+        tool["function"]["name"]: {
+            "description": tool["function"]["description"],
+            "input_schema": tool["function"]["parameters"],
+        }
+        for tool in live_tools
+        if tool["function"]["name"] in ("count", "forecast", "protocol")
+    }
+    assert recorded["tool_definitions"]["forecast"]["input_schema"]["required"] == ["city"]
+    replayed = run(config, out, "--format", "json")
+    assert replayed.exit_code == 0, replayed.stdout
+    checks = json.loads(replayed.stdout)["cases"][0]["checks"]
+    assert [check["check"] for check in checks if check["check"].startswith("drift")] == [
+        "drift: 2 recorded requests"
+    ]
+
+
+def replay_fixture(**extra: Any) -> dict[str, Any]:
+    call = {"id": "c1", "name": "forecast", "arguments": {"city": "Oslo"}}
+    return {
+        "model_name": "defined",
+        "turns": [
+            {
+                "user_input": "Forecast?",
+                "steps": [
+                    {"response": {"type": "tool_calls", "tool_calls": [call]}},
+                    {"response": {"type": "text", "content": "Snow."}},
+                ],
+            }
+        ],
+        "expects": {"tool_results_contain": [{"tool": "forecast", "needle": "snow"}]},
+        **extra,
+    }
+
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+@pytest.mark.parametrize(
+    ("extra", "error"),
+    [
+        (
+            {
+                "tool_results": {"forecast": [{"result": "snow"}]},
+                "tool_definitions": {"forecast": {"input_schema": {"type": "array"}}},
+            },
+            'tool_definitions.forecast.input_schema.type="array": must be "object"',
+        ),
+        (
+            {"tool_definitions": {"forecast": {"input_schema": SCHEMA}}},
+            "tool_definitions.forecast: the steps call 'forecast', but tool_results scripts "
+            "no result for it",
+        ),
+        (
+            {
+                "tool_results": {"forecast": [{"result": "snow"}]},
+                "tool_definitions": {"forecast": {"schema": SCHEMA}},
+            },
+            "tool_definitions.forecast",
+        ),
+    ],
+    ids=["not-an-object-schema", "called-without-a-result", "unknown-key"],
+)
+def test_a_tool_definition_that_cannot_hold_is_refused_with_file_and_field(
+    tmp_path: Path, extra: dict[str, Any], error: str
+) -> None:
+    from .conftest import zeroclaw
+
+    suite = write_suite(tmp_path / "suite", replay_fixture(**extra))
+    result = zeroclaw("eval", "check", "--suite", suite, cwd=tmp_path)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert "case0.json" in result.stderr and error in result.stderr, result.stderr
+
+
+def test_a_defined_tool_is_offered_as_defined_and_the_schema_describes_the_key(
+    tmp_path: Path,
+) -> None:
+    from .conftest import zeroclaw
+
+    fixture = replay_fixture(
+        tool_results={"forecast": [{"result": "snow"}]},
+        tool_definitions={
+            "forecast": {"description": "The forecast.", "input_schema": SCHEMA},
+            "count": {"input_schema": {"type": "object"}},  # offered, never called
+        },
+    )
+    suite = write_suite(tmp_path / "suite", fixture)
+    (tmp_path / "zeroclaw.toml").write_text('[eval]\nreport_requests = "all"\n', "utf-8")
+    result = zeroclaw("eval", "run", "--suite", suite, "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    tools = json.loads(result.stdout)["cases"][0]["model_requests"][0]["tools"]
+    assert tools["forecast"] == {"description": "The forecast.", "parameters": SCHEMA}
+    assert tools["count"] == {"description": "", "parameters": {"type": "object"}}
+    schema = json.loads(zeroclaw("eval", "schema", cwd=tmp_path).stdout)
+    assert "tool_definitions" in json.dumps(schema)

@@ -115,10 +115,10 @@ def execute(
             available = {**available, **passed_on.tools()}
         tools = mode.tools(available, config)
         script = None
-        if case.trace.tool_results is not None:
+        if case.trace.tool_results is not None or case.trace.tool_definitions is not None:
             from zeroclaw_eval.case.scripted import ToolScript  # only fixtures that script
 
-            script = ToolScript(case.trace.tool_results)
+            script = ToolScript(case.trace.tool_results, case.trace.tool_definitions)
             tools = script.tools(tools)
         side = ModelSide(
             case.name, provider, tools, config.max_tool_iterations, bridge, tool_server
