@@ -85,7 +85,9 @@ def test_over_http_the_client_speaks_the_era_the_server_speaks(
             upstream.close()
         requests = logged(log)
     assert upstream.modern is modern
-    assert sorted(schemas) == ["count", "forecast", "protocol"]
+    # A modern HTTP client leaves out a tool whose header annotation is invalid.
+    kept = ["count", "forecast", "protocol", "query"]
+    assert sorted(schemas) == (kept if modern else sorted([*kept, "pay"]))
     assert schemas["forecast"]["required"] == ["city"]
     assert [(result.output, result.success) for result in results] == [
         ("Oslo: snow for 2 day(s)", True),
@@ -140,6 +142,65 @@ def test_over_stdio_the_client_probes_then_falls_back_to_the_handshake(
     assert upstream.modern is modern
     assert result.success and result.output.startswith("Oslo: ")
     assert upstream.protocol_version == (MODERN if modern else LEGACY)
+
+
+def test_over_stdio_a_probe_left_unanswered_falls_back_to_the_handshake() -> None:
+    upstream = connect([sys.executable, str(WEATHER_SERVER), "--silent-on-unknown"], 1.0)
+    try:
+        upstream.start()  # the probe waits mcp_upstream_timeout_s (here 1 s), no longer
+        result = upstream.call("weather", {"city": "Paris"})
+    finally:
+        upstream.close()
+    assert upstream.modern is False
+    assert (result.output, result.success) == ("Paris: 12 C, light rain", True)
+
+
+def test_a_server_naming_a_handshake_version_it_speaks_gets_the_handshake() -> None:
+    argv = [sys.executable, str(WEATHER_SERVER), "--unsupported", "2027-01-01,2025-11-25"]
+    upstream = connect(argv, 10.0)
+    try:
+        upstream.start()
+    finally:
+        upstream.close()
+    assert (upstream.modern, upstream.protocol_version) == (False, LEGACY)
+
+
+def test_a_modern_server_sharing_no_version_fails_in_one_line_without_falling_back() -> None:
+    from zeroclaw_eval.errors import RunError
+
+    argv = [sys.executable, str(WEATHER_SERVER), "--unsupported", "2027-01-01"]
+    upstream = connect(argv, 10.0)
+    with pytest.raises(RunError) as raised:
+        upstream.start()
+    assert str(raised.value) == (
+        f"the MCP server {upstream.shown} speaks only protocol versions 2027-01-01; this "
+        "client speaks 2026-07-28 and 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"
+    )
+
+
+def test_a_modern_http_call_mirrors_annotated_arguments_into_headers(tmp_path: Path) -> None:
+    with http_server(tmp_path) as (url, log):
+        upstream = connect(url, 10.0)
+        try:
+            upstream.start()
+            results = [
+                upstream.call("query", {"region": "eu-north", "sql": "select 1"}),
+                upstream.call("query", {"region": "Zürich", "sql": "select 2"}),
+            ]
+        finally:
+            upstream.close()
+        requests = logged(log)
+    # The server checks each header against the body: a call without it is refused.
+    assert [(result.output, result.success) for result in results] == [
+        ("eu-north: select 1", True),
+        ("Zürich: select 2", True),
+    ]
+    assert [request["region"] for request in requests[-2:]] == [
+        "eu-north",
+        "=?base64?WsO8cmljaA==?=",  # not plain ASCII: the specification's Base64 form
+    ]
+    assert list(upstream.left_out) == ["pay"]
+    assert "x-mcp-header on a property that is not an integer" in upstream.left_out["pay"]
 
 
 def test_an_http_server_that_cannot_be_reached_fails_in_one_line() -> None:
@@ -341,7 +402,7 @@ def test_a_recording_through_a_server_replays_with_its_tools_as_they_were_offere
             "input_schema": tool["function"]["parameters"],
         }
         for tool in live_tools
-        if tool["function"]["name"] in ("count", "forecast", "protocol")
+        if tool["function"]["name"] != "echo"
     }
     assert recorded["tool_definitions"]["forecast"]["input_schema"]["required"] == ["city"]
     replayed = run(config, out, "--format", "json")

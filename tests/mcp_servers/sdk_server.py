@@ -6,7 +6,9 @@
 Tools: ``forecast(city, days)`` (a real schema: ``city`` required; an unknown city
 is an error result; a log notification precedes the result), ``count()`` (a
 counter kept in the process: 1, 2, ...) and ``protocol()`` (the protocol version
-the request was served under).
+the request was served under), ``query(region, sql)`` (``region`` mirrored
+into an ``Mcp-Param-Region`` header) and ``pay(amount)`` (its header annotation
+is on a number: invalid, so a modern HTTP client leaves the tool out).
 
 Over stdio it appends its pid to PIDFILE, if given. Over HTTP it listens on an
 ephemeral loopback port and prints its URL as the first line of stdout;
@@ -24,10 +26,11 @@ import os
 import socket
 import sys
 import warnings
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
 
 # The log notification is the point (a message before the result), not its future.
 warnings.filterwarnings("ignore", message="The logging capability is deprecated")
@@ -60,6 +63,23 @@ def protocol(ctx: Context) -> str:
     return str(ctx.protocol_version)
 
 
+@server.tool(description="Runs a query in a region, which is mirrored into a header.")
+def query(
+    region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], sql: str
+) -> str:
+    return f"{region}: {sql}"
+
+
+@server.tool(description="Its header annotation is invalid (on a number): a client leaves it out.")
+def pay(amount: float) -> str:
+    return f"paid {amount}"
+
+
+# The SDK refuses the invalid annotation at registration; a server in another
+# language may not: it is added to the listed schema afterwards.
+server._tool_manager.get_tool("pay").parameters["properties"]["amount"]["x-mcp-header"] = "Amount"  # type: ignore[union-attr]
+
+
 def wrapped(app: Any, log: str | None, legacy_only: bool) -> Any:
     """``app`` with each request logged and, ``legacy_only``, modern requests refused."""
 
@@ -75,6 +95,7 @@ def wrapped(app: Any, log: str | None, legacy_only: bool) -> Any:
             "session": headers.get("mcp-session-id"),
             "mcp_method": headers.get("mcp-method"),
             "mcp_name": headers.get("mcp-name"),
+            "region": headers.get("mcp-param-region"),
         }
 
         async def logged(message: Any) -> None:

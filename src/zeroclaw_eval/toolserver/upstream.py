@@ -46,6 +46,7 @@ from zeroclaw_eval.toolserver.upstream_channel import (
     Channel,
     NotModern,
     Unanswered,
+    header_value,
 )
 
 #: The stateless revision this client speaks (``server/discover``, ``_meta`` envelope).
@@ -74,6 +75,9 @@ class Upstream:
         self.modern = False
         self.protocol_version = MODERN_VERSION
         self.tools: list[Mapping[str, Any]] = []
+        #: Tools listed but not served, each with the reason (an invalid definition).
+        self.left_out: dict[str, str] = {}
+        self._params: dict[str, dict[tuple[str, ...], str]] = {}
         self._lock = threading.Lock()
         self._next_id = 0
 
@@ -85,17 +89,26 @@ class Upstream:
             cursor: Any = None
             while True:
                 listed = self.request("tools/list", {"cursor": cursor} if cursor else {})
-                self.tools.extend(
-                    entry
-                    for entry in listed.get("tools") or []
-                    if isinstance(entry, dict) and isinstance(entry.get("name"), str)
-                )
+                for entry in listed.get("tools") or []:
+                    if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                        self._list(entry)
                 cursor = listed.get("nextCursor")
                 if not cursor:
                     break
         except BaseException:
             self.close()
             raise
+
+    def _list(self, entry: Mapping[str, Any]) -> None:
+        """Keep one listed tool, with the ``Mcp-Param-*`` headers its calls carry; a
+        tool whose header annotations are invalid is left out, as a modern client must."""
+        if self.modern:
+            try:
+                self._params[entry["name"]] = self.channel.param_headers(entry.get("inputSchema"))
+            except ValueError as exc:
+                self.left_out[entry["name"]] = str(exc)
+                return
+        self.tools.append(entry)
 
     def _find_era(self) -> None:
         """Probe with ``server/discover``; fall back to ``initialize`` unless the answer
@@ -241,6 +254,11 @@ class Upstream:
             name = params.get("name")
             if method == "tools/call" and isinstance(name, str):
                 headers["Mcp-Name"] = header_value(name)
+                arguments = params.get("arguments")
+                for path, header in self._params.get(name, {}).items():
+                    value = _at(arguments, path)
+                    if value is not None:
+                        headers[f"Mcp-Param-{header}"] = value
         return headers
 
     def diagnostics(self) -> str:
@@ -250,17 +268,6 @@ class Upstream:
     def close(self) -> None:
         """End the server (stdio) or its session (HTTP); idempotent."""
         self.channel.close()
-
-
-def header_value(value: str) -> str:
-    """``value`` as an HTTP header value: as it is when it is plain visible ASCII,
-    else in the specification's Base64 sentinel form."""
-    import base64
-
-    plain = value == value.strip() and all(" " <= char <= "~" for char in value)
-    if plain and value:
-        return value
-    return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="
 
 
 class StdioChannel(Channel):
@@ -360,6 +367,17 @@ class StdioChannel(Channel):
                         stream.close()
         with suppress(OSError):
             self._stderr.close()
+
+
+def _at(arguments: Any, path: tuple[str, ...]) -> str | None:
+    """The argument at ``path`` as its header value, or ``None`` when there is none."""
+    from zeroclaw_eval.toolserver.upstream_http import param_value
+
+    for key in path:
+        if not isinstance(arguments, dict) or key not in arguments:
+            return None
+        arguments = arguments[key]
+    return param_value(arguments)
 
 
 def connect(target: Sequence[str] | str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Upstream:

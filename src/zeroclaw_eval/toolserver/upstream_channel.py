@@ -50,9 +50,31 @@ class Channel:
         than a fault (HTTP, where every request is answered)."""
         return False
 
+    def param_headers(self, schema: Any) -> dict[tuple[str, ...], str]:
+        """The argument paths a tool's ``inputSchema`` mirrors into ``Mcp-Param-*``
+        headers; raises :class:`ValueError` for a definition to leave out. Only HTTP
+        has headers: elsewhere the annotations are ignored, as the revision allows."""
+        return {}
+
     def close(self) -> None:
         """End it all; idempotent, never raises."""
 
 
 class Unanswered(RunError):
     """No answer in time: over stdio a probe's verdict, otherwise the case's error."""
+
+
+def header_value(value: str) -> str:
+    """``value`` as an HTTP header value: as it is when it is plain visible ASCII (with
+    spaces or tabs inside, none at its ends), else in the specification's Base64
+    sentinel form (a value that looks like that form itself included)."""
+    import base64
+
+    plain = (
+        value == value.strip()
+        and all(" " <= char <= "~" or char == "\t" for char in value)
+        and not (value.startswith("=?base64?") and value.endswith("?="))
+    )
+    if plain:
+        return value
+    return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="
