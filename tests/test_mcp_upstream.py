@@ -492,3 +492,30 @@ def test_a_defined_tool_is_offered_as_defined_and_the_schema_describes_the_key(
     assert tools["count"] == {"description": "", "parameters": {"type": "object"}}
     schema = json.loads(zeroclaw("eval", "schema", cwd=tmp_path).stdout)
     assert "tool_definitions" in json.dumps(schema)
+
+
+def test_a_server_that_never_answers_is_killed_with_the_case_abandoned_at_its_limit(
+    tmp_path: Path,
+) -> None:
+    from .chat_server import ChatServer
+
+    pidfile = tmp_path / "pid"
+    silent = (
+        f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(600)"
+    )
+    with ChatServer() as chat:
+        config = project(
+            tmp_path,
+            chat.url,
+            [sys.executable, "-c", silent],
+            "mcp_upstream_timeout_s = 60\n",
+        )
+        text = config.read_text(encoding="utf-8")
+        config.write_text("[eval]\ncase_timeout_s = 1\n" + text, encoding="utf-8")
+        suite = write_suite(tmp_path / "live", case("silent", "weather", "x"))
+        result = record(config, suite, tmp_path / "recorded")
+    assert result.exit_code == 1
+    assert "did not finish within case_timeout_s=1 s" in result.stdout, result.stdout
+    pid = int(pidfile.read_text(encoding="utf-8"))
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
