@@ -208,7 +208,9 @@ class AgentUnderTest(ABC):
     (streamable HTTP); ``None``: none. Reached afresh for each case attempt."""
 
     mcp_upstream_timeout_s: float = 30.0
-    """How long that server may take to answer one request."""
+    """How long that server may take to answer one request (``[eval.agent]
+    mcp_upstream_timeout_s``, whose default this repeats: ``config`` is not below this
+    module)."""
 
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType({})
     """Expectation families this agent cannot make observable, each with the reason.

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from typing import IO, Any
 
+from zeroclaw_eval.config import DEFAULT_MCP_UPSTREAM_TIMEOUT_S
 from zeroclaw_eval.errors import RunError, one_line
 from zeroclaw_eval.protocol import ToolResult
 from zeroclaw_eval.toolserver.upstream_channel import (
@@ -62,13 +63,11 @@ CLIENT_INFO = {"name": "zeroclaw-eval", "version": "record"}
 #: The longest a stdio probe waits before taking silence for a handshake-era server.
 PROBE_TIMEOUT_S = 10.0
 
-DEFAULT_TIMEOUT_S = 30.0
-
 
 class Upstream:
     """One MCP server for one case attempt: its era found, its tools listed, calls passed on."""
 
-    def __init__(self, channel: Channel, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(self, channel: Channel, timeout_s: float = DEFAULT_MCP_UPSTREAM_TIMEOUT_S) -> None:
         self.channel = channel
         self.shown = channel.shown
         self.timeout_s = timeout_s
@@ -148,7 +147,9 @@ class Upstream:
             )
         self.protocol_version = version
         self.channel.notify(
-            {"jsonrpc": "2.0", "method": "notifications/initialized"}, self._headers(None, {})
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            self._headers(None, {}),
+            self.timeout_s,
         )
 
     def _is_modern(self, reply: Mapping[str, Any]) -> bool:
@@ -317,7 +318,9 @@ class StdioChannel(Channel):
             )
         return reply
 
-    def notify(self, message: Mapping[str, Any], headers: Mapping[str, str]) -> None:
+    def notify(
+        self, message: Mapping[str, Any], headers: Mapping[str, str], timeout_s: float
+    ) -> None:
         self._send(message, str(message["method"]))
 
     def _send(self, message: Mapping[str, Any], method: str) -> None:
@@ -380,7 +383,9 @@ def _at(arguments: Any, path: tuple[str, ...]) -> str | None:
     return param_value(arguments)
 
 
-def connect(target: Sequence[str] | str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Upstream:
+def connect(
+    target: Sequence[str] | str, timeout_s: float = DEFAULT_MCP_UPSTREAM_TIMEOUT_S
+) -> Upstream:
     """The server ``target`` names (an argv, or an ``http(s)://`` URL), not yet started:
     :meth:`Upstream.start` reaches it, :meth:`Upstream.close` ends it."""
     channel: Channel

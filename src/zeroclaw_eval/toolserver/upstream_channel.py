@@ -41,7 +41,9 @@ class Channel:
         in ``timeout_s``, the server gone) or :class:`NotModern`."""
         raise NotImplementedError
 
-    def notify(self, message: Mapping[str, Any], headers: Mapping[str, str]) -> None:
+    def notify(
+        self, message: Mapping[str, Any], headers: Mapping[str, str], timeout_s: float
+    ) -> None:
         """Send one notification. Raises :class:`RunError`."""
         raise NotImplementedError
 

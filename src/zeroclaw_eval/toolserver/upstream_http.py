@@ -161,8 +161,10 @@ class HttpChannel(Channel):
                 f"the MCP server {self.shown} answered {method} with a body that is not JSON"
             ) from None
 
-    def notify(self, message: Mapping[str, Any], headers: Mapping[str, str]) -> None:
-        connection, response = self._post(message, headers, 30.0)
+    def notify(
+        self, message: Mapping[str, Any], headers: Mapping[str, str], timeout_s: float
+    ) -> None:
+        connection, response = self._post(message, headers, timeout_s)
         try:
             response.read()
             if response.status >= 400:
