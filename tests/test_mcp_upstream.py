@@ -43,7 +43,7 @@ def http_server(tmp_path: Path, *flags: str) -> Iterator[tuple[str, Path]]:
     try:
         assert process.stdout is not None
         url = process.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:"), url
+        assert url.startswith(("http://127.0.0.1:", "https://127.0.0.1:")), url
         yield url, log
     finally:
         process.kill()
@@ -201,6 +201,24 @@ def test_a_modern_http_call_mirrors_annotated_arguments_into_headers(tmp_path: P
     ]
     assert list(upstream.left_out) == ["pay"]
     assert "x-mcp-header on a property that is not an integer" in upstream.left_out["pay"]
+
+
+def test_an_https_url_is_spoken_to_over_tls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from .chat_server import TLS_CERTIFICATE, TLS_KEY
+
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERTIFICATE))  # trust the test certificate
+    with http_server(tmp_path, "--tls", str(TLS_CERTIFICATE), str(TLS_KEY)) as (url, _):
+        assert url.startswith("https://")
+        upstream = connect(url, 10.0)
+        try:
+            upstream.start()
+            result = upstream.call("forecast", {"city": "Oslo"})
+        finally:
+            upstream.close()
+    assert upstream.modern
+    assert (result.output, result.success) == ("Oslo: snow for 1 day(s)", True)
 
 
 def test_an_http_server_that_cannot_be_reached_fails_in_one_line() -> None:

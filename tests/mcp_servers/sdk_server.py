@@ -1,7 +1,7 @@
 """A team's own MCP server made with the official ``mcp`` SDK (``MCPServer``), dual-era.
 
     python sdk_server.py stdio [PIDFILE]
-    python sdk_server.py http [--json] [--legacy-only] [--log PATH]
+    python sdk_server.py http [--json] [--legacy-only] [--log PATH] [--tls CERT KEY]
 
 Tools: ``forecast(city, days)`` (a real schema: ``city`` required; an unknown city
 is an error result; a log notification precedes the result), ``count()`` (a
@@ -16,7 +16,8 @@ ephemeral loopback port and prints its URL as the first line of stdout;
 one JSON line per HTTP request (method, the MCP headers, the reply's status
 and content type), and ``--legacy-only``
 turns a request at a revision after the handshake era away as a ``2025-11-25``
-server does (``400``, a ``-32600`` error), so that only ``initialize`` works.
+server does (``400``, a ``-32600`` error), so that only ``initialize`` works;
+``--tls CERT KEY`` serves HTTPS.
 """
 
 from __future__ import annotations
@@ -140,10 +141,15 @@ def serve_http(arguments: list[str]) -> None:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
+    tls: dict[str, Any] = {}
+    if "--tls" in arguments:
+        where = arguments.index("--tls")
+        tls = {"ssl_certfile": arguments[where + 1], "ssl_keyfile": arguments[where + 2]}
     config = uvicorn.Config(
-        wrapped(app, log, "--legacy-only" in arguments), log_level="warning", lifespan="on"
+        wrapped(app, log, "--legacy-only" in arguments), log_level="warning", lifespan="on", **tls
     )
-    print(f"http://127.0.0.1:{listener.getsockname()[1]}/mcp", flush=True)
+    scheme = "https" if tls else "http"
+    print(f"{scheme}://127.0.0.1:{listener.getsockname()[1]}/mcp", flush=True)
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[listener]))
 
 
