@@ -537,3 +537,23 @@ def test_a_server_that_never_answers_is_killed_with_the_case_abandoned_at_its_li
     pid = int(pidfile.read_text(encoding="utf-8"))
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_recording_a_recording_again_calls_the_server_for_a_tool_it_only_defined(
+    tmp_path: Path,
+) -> None:
+    """A definition without scripted results stands in for a tool that is not there;
+    live, the server's own tool is there, and runs."""
+    from .chat_server import ChatServer, text, tool_calls
+
+    live = case("again", "count", "1")
+    live["tool_definitions"] = {"count": {"input_schema": {"type": "object"}}}
+    with ChatServer() as chat:
+        chat.add([tool_calls(("c1", "count", {})), text("Counted.")])
+        config = project(tmp_path, chat.url, [sys.executable, str(SDK_SERVER), "stdio"])
+        suite = write_suite(tmp_path / "live", live)
+        result = record(config, suite, tmp_path / "recorded")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    recorded = json.loads((tmp_path / "recorded" / "case0.json").read_text(encoding="utf-8"))
+    assert recorded["tool_results"] == {"count": [{"result": "1"}]}
+    assert recorded["tool_definitions"]["count"]["description"] == "Counts its calls."

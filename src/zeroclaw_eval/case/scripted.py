@@ -12,7 +12,8 @@ its description and schema. ``tool_definitions`` (written by ``record`` for the
 tools of a team's own MCP server) gives a tool the description and schema it was
 offered with while recording, so the replayed agent offers the model the same
 tools: a definition without scripted results is a tool offered and never called
-(a call to it is a run error).
+(a call to it is a run error), unless a real tool of that name is there (live):
+then that one runs.
 
 Admission holds the script to the scripted steps, as it holds them to the
 offer: a tool scripted no result, an error with no text, a result no scripted
@@ -132,11 +133,14 @@ class ToolScript:
         self._problems: list[str] = []
 
     def tools(self, available: Mapping[str, Tool]) -> dict[str, Tool]:
-        """``available`` with each scripted or defined tool in place of the real one (or
-        added), offered as its definition has it, else as the real one is."""
+        """``available`` with each scripted tool in place of the real one (or added), and
+        each defined tool that is not there added; offered as its definition has it,
+        else as the real one is."""
         tools = dict(available)
         for name in (*self._results, *self._definitions):
             real = available.get(name)
+            if real is not None and name not in self._results:
+                continue  # defined, never scripted, and here for real (live): it runs
             definition = self._definitions.get(name)
             described: tuple[str, Mapping[str, Any]]
             if definition is not None:
