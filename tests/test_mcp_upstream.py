@@ -509,7 +509,12 @@ def test_a_defined_tool_is_offered_as_defined_and_the_schema_describes_the_key(
     assert tools["forecast"] == {"description": "The forecast.", "parameters": SCHEMA}
     assert tools["count"] == {"description": "", "parameters": {"type": "object"}}
     schema = json.loads(zeroclaw("eval", "schema", cwd=tmp_path).stdout)
-    assert "tool_definitions" in json.dumps(schema)
+    assert schema["properties"]["tool_definitions"]["additionalProperties"] == {
+        "$ref": "#/$defs/ToolDefinition"
+    }
+    definition = schema["$defs"]["ToolDefinition"]
+    assert definition["required"] == ["input_schema"]
+    assert definition["properties"]["input_schema"]["properties"]["type"] == {"const": "object"}
 
 
 def test_a_server_that_never_answers_is_killed_with_the_case_abandoned_at_its_limit(

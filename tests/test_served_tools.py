@@ -374,12 +374,25 @@ def test_record_through_a_teams_mcp_server_replays_green_without_it(tmp_path: Pa
             {"result": "no such city: Atlantis", "error": True},
         ]
     }
-    # The replay needs no server: it is gone, and the case is green.
+    # Its tools as the agent was served them (an object schema where the server named
+    # no type), so that the replay offers the model the same tools.
+    assert recorded["tool_definitions"] == {
+        "clock": {
+            "description": "The time now.",
+            "input_schema": {"type": "object", "properties": {}},
+        },
+        "weather": {
+            "description": "The weather in a city, now.",
+            "input_schema": offered["weather"]["parameters"],
+        },
+    }
+    # The replay needs no server: it is gone, and the case is green, with no drift.
     (config.parent / "weather_server.py").unlink()
     replayed = run(config, out, "--format", "json")
     assert replayed.exit_code == 0, replayed.stdout
     checks = json.loads(replayed.stdout)["cases"][0]["checks"]
     assert all(check["passed"] for check in checks)
+    assert "drift: 2 recorded requests" in [check["check"] for check in checks]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """A small real MCP server over stdio (newline-delimited JSON-RPC), a team's own.
 
-One tool, ``weather(city)``: ``Oslo: 3 C, snow`` for a city it knows, an error
+Two tools. ``clock()``, listed with a schema that names no type (never called
+here). ``weather(city)``: ``Oslo: 3 C, snow`` for a city it knows, an error
 result (``isError``) for ``Atlantis``; for ``hang`` it never answers, for
 ``crash`` it exits with status 3 after a word on stderr. A method it does not know
 is ``-32601``, or, with ``--silent-on-unknown``, never answered; with
@@ -28,6 +29,10 @@ TOOL = {
 }
 
 
+#: A schema with no ``type``, as some servers list one: served as an object schema.
+CLOCK = {"name": "clock", "description": "The time now.", "inputSchema": {"properties": {}}}
+
+
 def answer(message: dict[str, Any]) -> dict[str, Any] | None:
     method = message.get("method")
     if "id" not in message:
@@ -45,7 +50,7 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
             "serverInfo": {"name": "weather", "version": "1"},
         }
     elif method == "tools/list":
-        result = {"tools": [TOOL]}
+        result = {"tools": [TOOL, CLOCK]}
     elif method == "tools/call":
         city = message["params"]["arguments"].get("city", "")
         if city == "hang":

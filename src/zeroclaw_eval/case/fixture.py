@@ -113,7 +113,13 @@ class ToolDefinition(_Strict):
     Schema of its arguments (a team's own MCP server's ``inputSchema``)."""
 
     description: str = ""
-    input_schema: dict[str, Any]
+    input_schema: Annotated[
+        dict[str, Any],
+        # For editors: admission refuses any other type (case.scripted), as this says.
+        Field(
+            json_schema_extra={"properties": {"type": {"const": "object"}}, "required": ["type"]}
+        ),
+    ]
 
 
 class LlmTrace(_Strict):

@@ -93,7 +93,7 @@ class RecordingMode(RunMode):
             if getattr(tool, "upstream", False):
                 defined[name] = {
                     "description": tool.description,
-                    "input_schema": dict(tool.parameters),
+                    "input_schema": _object_schema(tool.parameters),
                 }
         return {
             name: _Kept(tool, kept) if getattr(tool, "upstream", False) else tool
@@ -124,6 +124,13 @@ class RecordingMode(RunMode):
         if recording is None:
             raise RunError(f"case {case.name!r} was not run, so nothing was recorded")
         return recording.turns
+
+
+def _object_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` as the MCP tool server lists it to the agent: an object schema,
+    whatever type (or none) the team's server gave."""
+    rest = {key: value for key, value in schema.items() if key != "type"}
+    return {"type": "object", **rest}
 
 
 class _Kept:
