@@ -379,7 +379,7 @@ def test_record_keeps_the_scripted_tool_results_and_the_recording_replays_green(
 WEATHER_SERVER = PROJECT / "tests" / "mcp_servers" / "weather_server.py"
 
 
-def upstream_project(tmp_path: Path, server_url: str) -> Path:
+def upstream_project(tmp_path: Path, server_url: str, extra: str = "") -> Path:
     """A served-agent project whose tools include the weather server's, live at ``server_url``."""
     import shutil
 
@@ -392,7 +392,7 @@ def upstream_project(tmp_path: Path, server_url: str) -> Path:
     config.write_text(
         f'[eval.live]\nbase_url = "{server_url}"\nmodel = "gpt-test"\n'
         '[eval.agent]\nfactory = "served_agent:make_agent"\ntools = "served"\n'
-        f"mcp_upstream = {upstream}\n",
+        f"mcp_upstream = {upstream}\n{extra}",
         encoding="utf-8",
     )
     return config
@@ -448,12 +448,25 @@ def test_record_through_a_teams_mcp_server_replays_green_without_it(tmp_path: Pa
             {"result": "no such city: Atlantis", "error": True},
         ]
     }
-    # The replay needs no server: it is gone, and the case is green.
+    # Its tools as the agent was served them (an object schema where the server named
+    # no type), so that the replay offers the model the same tools.
+    assert recorded["tool_definitions"] == {
+        "clock": {
+            "description": "The time now.",
+            "input_schema": {"type": "object", "properties": {}},
+        },
+        "weather": {
+            "description": "The weather in a city, now.",
+            "input_schema": offered["weather"]["parameters"],
+        },
+    }
+    # The replay needs no server: it is gone, and the case is green, with no drift.
     (config.parent / "weather_server.py").unlink()
     replayed = run(config, out, "--format", "json")
     assert replayed.exit_code == 0, replayed.stdout
     checks = json.loads(replayed.stdout)["cases"][0]["checks"]
     assert all(check["passed"] for check in checks)
+    assert "drift: 2 recorded requests" in [check["check"] for check in checks]
 
 
 @pytest.mark.parametrize(
@@ -469,16 +482,13 @@ def test_record_through_a_teams_mcp_server_replays_green_without_it(tmp_path: Pa
     ids=["hangs", "dies"],
 )
 def test_a_teams_mcp_server_that_fails_during_record_is_one_line_on_the_case(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, city: str, error: str
+    tmp_path: Path, city: str, error: str
 ) -> None:
-    from zeroclaw_eval.toolserver import upstream
-
     from .chat_server import ChatServer, text, tool_calls
 
-    monkeypatch.setattr(upstream, "TIMEOUT_S", 1.0)
     with ChatServer() as server:
         server.add([tool_calls(("c1", "weather", {"city": city})), text("Sorry.")])
-        config = upstream_project(tmp_path, server.url)
+        config = upstream_project(tmp_path, server.url, "mcp_upstream_timeout_s = 1\n")
         suite = write_suite(tmp_path / "live", weather_live_case(city))
         result = record(config, suite, tmp_path / "recorded")
     assert result.exit_code == 1

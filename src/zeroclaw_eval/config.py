@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
@@ -147,6 +148,29 @@ DEFAULT_AGENT_GRACE_S = 5.0
 DEFAULT_FIRST_REPLY_TIMEOUT_S = 30.0
 
 
+#: Default limit on one request to a team's own MCP server, in seconds.
+DEFAULT_MCP_UPSTREAM_TIMEOUT_S = 30.0
+
+
+def _argv_or_url(value: Any) -> Any:
+    """``mcp_upstream`` is an argv (a list) or an ``http://``/``https://`` URL: one
+    error saying so for anything else, instead of one per branch of the union."""
+    if isinstance(value, str):
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                "not an http:// or https:// URL; a server started over "
+                'stdio is given as its argv, e.g. ["python", "server.py"]'
+            )
+    elif value is not None and not isinstance(value, list):
+        raise ValueError(
+            "expected the server's argv (a list of strings) or its http:// or https:// URL"
+        )
+    return value
+
+
 class AgentTable(BaseModel):
     """The ``[eval.agent]`` table: a team's own agent, reached through the model bridge.
 
@@ -177,10 +201,17 @@ class AgentTable(BaseModel):
     """``own``: the agent runs tools of its own; ``served``: it takes the case's tools
     from the harness's MCP server (a factory's ``mcp_url=``, a command's
     ``ZEROCLAW_EVAL_MCP_URL``), so what it dispatched is graded."""
-    mcp_upstream: list[NonEmptyStr] | None = Field(None, min_length=1)
-    """The argv of the team's own MCP server (stdio), whose tools are served beside the
-    registered ones in a run that talks to a real model; ``record`` keeps their
-    results as the fixture's ``tool_results``. Needs ``tools = "served"``."""
+    mcp_upstream: Annotated[
+        list[NonEmptyStr] | str | None, BeforeValidator(_argv_or_url), Field(min_length=1)
+    ] = None
+    """The team's own MCP server: its argv (stdio, started for each case) or its
+    ``http://``/``https://`` URL (streamable HTTP, connected to for each case). Its
+    tools are served beside the registered ones in a run that talks to a real model;
+    ``record`` keeps their results as the fixture's ``tool_results``. Needs
+    ``tools = "served"``."""
+    mcp_upstream_timeout_s: float = Field(DEFAULT_MCP_UPSTREAM_TIMEOUT_S, gt=0, allow_inf_nan=False)
+    """How long the team's MCP server may take to answer one request (its start and
+    handshake included) before the case it serves fails."""
 
     @field_validator("factory")
     @classmethod

@@ -202,9 +202,15 @@ class AgentUnderTest(ABC):
     run starts one loopback MCP tool server (:mod:`zeroclaw_eval.toolserver`) and
     stops it when it ends."""
 
-    mcp_upstream: Sequence[str] | None = None
-    """The argv of a team's own MCP server (stdio) whose tools are served to this agent
-    when the run talks to a real model (``live``, ``record``); ``None``: none."""
+    mcp_upstream: Sequence[str] | str | None = None
+    """A team's own MCP server whose tools are served to this agent when the run talks
+    to a real model (``live``, ``record``): its argv (stdio) or its ``http(s)://`` URL
+    (streamable HTTP); ``None``: none. Reached afresh for each case attempt."""
+
+    mcp_upstream_timeout_s: float = 30.0
+    """How long that server may take to answer one request (``[eval.agent]
+    mcp_upstream_timeout_s``, whose default this repeats: ``config`` is not below this
+    module)."""
 
     cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType({})
     """Expectation families this agent cannot make observable, each with the reason.

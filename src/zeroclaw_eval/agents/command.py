@@ -83,6 +83,14 @@ def resolve_command(command: list[str], base_dir: Path) -> list[str]:
     return resolved
 
 
+def upstream_of(table: AgentTable, base_dir: Path) -> list[str] | str | None:
+    """The table's ``mcp_upstream``: a URL as written, an argv resolved as a command is."""
+    upstream = table.mcp_upstream
+    if upstream is None or isinstance(upstream, str):
+        return upstream
+    return resolve_command(upstream, base_dir)
+
+
 class CommandAgent(BridgedAgent):
     """An agent run as a command, once per case, speaking JSON lines."""
 
@@ -93,8 +101,8 @@ class CommandAgent(BridgedAgent):
         super().__init__(table)
         assert table.command is not None
         self.argv = resolve_command(table.command, base_dir)
-        if table.mcp_upstream is not None:
-            self.mcp_upstream = resolve_command(table.mcp_upstream, base_dir)
+        self.mcp_upstream = upstream_of(table, base_dir)
+        self.mcp_upstream_timeout_s = table.mcp_upstream_timeout_s
         self.shown = shlex.join(table.command)
         self.env = dict(table.env)
         self.grace_s = table.grace_s

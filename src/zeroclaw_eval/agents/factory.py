@@ -25,7 +25,7 @@ from typing import Any
 
 from zeroclaw_eval.agents.base import ModelSide
 from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
-from zeroclaw_eval.agents.command import resolve_command
+from zeroclaw_eval.agents.command import upstream_of
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.workspace import case_workspace
@@ -42,8 +42,8 @@ class FactoryAgent(BridgedAgent):
         assert table.factory is not None
         self.spec = table.factory
         self.base_dir = base_dir
-        if table.mcp_upstream is not None:
-            self.mcp_upstream = resolve_command(table.mcp_upstream, base_dir)
+        self.mcp_upstream = upstream_of(table, base_dir)
+        self.mcp_upstream_timeout_s = table.mcp_upstream_timeout_s
         self.field = field
         self._factory: Callable[..., Any] | None = None
         self._lock = threading.Lock()

@@ -218,10 +218,13 @@ def admit_data(
     expectations = _admit_expects(source, data, trace.expects, registry, len(trace.turns))
     for problem in mode.admit(trace):
         raise _problem(source, data, problem.path, problem.message)
-    if trace.tool_results is not None:
-        from zeroclaw_eval.case.scripted import admit_tool_results  # only fixtures that script
+    if trace.tool_results is not None or trace.tool_definitions is not None:
+        from zeroclaw_eval.case.scripted import (  # only fixtures that script
+            admit_tool_definitions,
+            admit_tool_results,
+        )
 
-        for problem in admit_tool_results(trace):
+        for problem in (*admit_tool_results(trace), *admit_tool_definitions(trace)):
             raise _problem(source, data, problem.path, problem.message)
     if agent is not None:
         for problem in agent.admit(trace):

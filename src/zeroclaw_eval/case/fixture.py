@@ -108,6 +108,20 @@ class ScriptedToolResult(_Strict):
     error: bool = False
 
 
+class ToolDefinition(_Strict):
+    """A tool as the model was offered it while recording: its description and the JSON
+    Schema of its arguments (a team's own MCP server's ``inputSchema``)."""
+
+    description: str = ""
+    input_schema: Annotated[
+        dict[str, Any],
+        # For editors: admission refuses any other type (case.scripted), as this says.
+        Field(
+            json_schema_extra={"properties": {"type": {"const": "object"}}, "required": ["type"]}
+        ),
+    ]
+
+
 class LlmTrace(_Strict):
     """A whole case as written in a fixture file."""
 
@@ -117,6 +131,9 @@ class LlmTrace(_Strict):
     tool_results: dict[NonEmptyStr, list[ScriptedToolResult]] | None = None
     """Per tool name, what its calls return, in call order across the case: such a
     tool never runs (:mod:`zeroclaw_eval.case.scripted`)."""
+    tool_definitions: dict[NonEmptyStr, ToolDefinition] | None = None
+    """Per tool name, the description and schema the replay offers it with, as the
+    recording offered it (instead of a registered tool's, or an open schema)."""
     drift_ignore: list[NonEmptyStr] | None = None
     """Paths of the normalised request that drift does not compare in this case."""
 

@@ -8,7 +8,12 @@ so that a case can exercise a tool that cannot run in CI (it reaches a real
 service), with results that never drift. A scripted tool never runs: its n-th
 call gets the n-th scripted result. A name no plugin registers is offered to the
 agent too (with an open ``{"type": "object"}`` schema); a registered one keeps
-its description and schema.
+its description and schema. ``tool_definitions`` (written by ``record`` for the
+tools of a team's own MCP server) gives a tool the description and schema it was
+offered with while recording, so the replayed agent offers the model the same
+tools: a definition without scripted results is a tool offered and never called
+(a call to it is a run error), unless a real tool of that name is there (live):
+then that one runs.
 
 Admission holds the script to the scripted steps, as it holds them to the
 offer: a tool scripted no result, an error with no text, a result no scripted
@@ -25,7 +30,12 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from zeroclaw_eval.case.fixture import LlmTrace, ScriptedToolResult, ToolCallsResponse
+from zeroclaw_eval.case.fixture import (
+    LlmTrace,
+    ScriptedToolResult,
+    ToolCallsResponse,
+    ToolDefinition,
+)
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.protocol import Tool, ToolResult
@@ -84,6 +94,26 @@ def admit_tool_results(trace: LlmTrace) -> Iterator[Problem]:
                     )
 
 
+def admit_tool_definitions(trace: LlmTrace) -> Iterator[Problem]:
+    """Refuse a ``tool_definitions`` entry whose schema is not an object schema, or that
+    defines a tool the scripted steps call without a scripted result for it."""
+    results = trace.tool_results or {}
+    calls = scripted_calls(trace) or Counter()
+    for name, definition in (trace.tool_definitions or {}).items():
+        where = ("tool_definitions", name)
+        if definition.input_schema.get("type") != "object":
+            yield Problem(
+                (*where, "input_schema", "type"),
+                'must be "object": the arguments of a tool are an object',
+            )
+        if calls[name] and name not in results:
+            yield Problem(
+                where,
+                f"the steps call {name!r}, but tool_results scripts no result for it: "
+                "script its results, or drop the definition",
+            )
+
+
 class ToolScript:
     """One case attempt's scripted tools: each call gets the next result of its tool.
 
@@ -91,30 +121,42 @@ class ToolScript:
     the end of the turn (:meth:`check`); :meth:`finish` refuses a result left unused.
     """
 
-    def __init__(self, results: Mapping[str, list[ScriptedToolResult]]) -> None:
-        self._results = {name: list(entries) for name, entries in results.items()}
+    def __init__(
+        self,
+        results: Mapping[str, list[ScriptedToolResult]] | None,
+        definitions: Mapping[str, ToolDefinition] | None = None,
+    ) -> None:
+        self._results = {name: list(entries) for name, entries in (results or {}).items()}
+        self._definitions = dict(definitions or {})
         self._used: Counter[str] = Counter()
         self._turn = 0
         self._problems: list[str] = []
 
     def tools(self, available: Mapping[str, Tool]) -> dict[str, Tool]:
-        """``available`` with each scripted tool in place of the real one (or added)."""
+        """``available`` with each scripted tool in place of the real one (or added), and
+        each defined tool that is not there added; offered as its definition has it,
+        else as the real one is."""
         tools = dict(available)
-        for name in self._results:
+        for name in (*self._results, *self._definitions):
             real = available.get(name)
-            tools[name] = ScriptedTool(
-                self,
-                name,
-                real.description if real is not None else "",
-                real.parameters if real is not None else OPEN_SCHEMA,
-            )
+            if real is not None and name not in self._results:
+                continue  # defined, never scripted, and here for real (live): it runs
+            definition = self._definitions.get(name)
+            described: tuple[str, Mapping[str, Any]]
+            if definition is not None:
+                described = (definition.description, definition.input_schema)
+            elif real is not None:
+                described = (real.description, real.parameters)
+            else:
+                described = ("", OPEN_SCHEMA)
+            tools[name] = ScriptedTool(self, name, *described)
         return tools
 
     def begin_turn(self, turn: int) -> None:
         self._turn = turn
 
     def next_result(self, name: str) -> ToolResult:
-        scripted = self._results[name]
+        scripted = self._results.get(name, [])  # a defined tool may script none
         call = self._used[name]
         self._used[name] += 1
         if call >= len(scripted):

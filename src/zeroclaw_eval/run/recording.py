@@ -62,6 +62,7 @@ class RecordingMode(RunMode):
         # its tools, on the same thread.
         self._current = threading.local()
         self._kept: dict[int, dict[str, list[ToolResult]]] = {}
+        self._defined: dict[int, dict[str, dict[str, Any]]] = {}
         # Reports name the recorded mode, and it keeps what it can do.
         self.name = inner.name  # type: ignore[misc]
         self.replays_scripts = inner.replays_scripts  # type: ignore[misc]
@@ -80,13 +81,20 @@ class RecordingMode(RunMode):
 
     def tools(self, available: Mapping[str, Tool], config: EvalConfig) -> Mapping[str, Tool]:
         """The inner mode's tools, each of a team's own MCP server's (``upstream``) kept
-        call by call for the case being set up."""
+        call by call for the case being set up, and its definition as offered."""
         offered = self.inner.tools(available, config)
         key = getattr(self._current, "trace", None)
         if key is None:
             return offered
         with self._lock:
             kept = self._kept.setdefault(key, {})
+            defined = self._defined.setdefault(key, {})
+        for name, tool in offered.items():
+            if getattr(tool, "upstream", False):
+                defined[name] = {
+                    "description": tool.description,
+                    "input_schema": _object_schema(tool.parameters),
+                }
         return {
             name: _Kept(tool, kept) if getattr(tool, "upstream", False) else tool
             for name, tool in offered.items()
@@ -106,12 +114,23 @@ class RecordingMode(RunMode):
         """What a team's own MCP server returned to ``case``, per tool, in call order."""
         return self._kept.get(id(case.trace), {})
 
+    def tool_definitions(self, case: Case) -> dict[str, dict[str, Any]]:
+        """How the tools of a team's own MCP server were offered to ``case``, per tool."""
+        return self._defined.get(id(case.trace), {})
+
     def replies(self, case: Case) -> list[list[ModelReply]]:
         """The replies recorded for ``case``, per turn. Raises :class:`RunError` if it never ran."""
         recording = self._recorded.get(id(case.trace))
         if recording is None:
             raise RunError(f"case {case.name!r} was not run, so nothing was recorded")
         return recording.turns
+
+
+def _object_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` as the MCP tool server lists it to the agent: an object schema,
+    whatever type (or none) the team's server gave."""
+    rest = {key: value for key, value in schema.items() if key != "type"}
+    return {"type": "object", **rest}
 
 
 class _Kept:
@@ -164,10 +183,12 @@ def fixture_document(
     replies: Sequence[Sequence[ModelReply]],
     requests: Sequence[Mapping[str, Any]] = (),
     served: Mapping[str, Sequence[ToolResult]] | None = None,
+    defined: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The replay fixture for a recorded case: its own inputs, expects and scripted tool
     results, the model's steps, what a team's own MCP server returned (``served``) as
-    scripted tool results too, and with each step the request it answered when
+    scripted tool results too, how its tools were offered (``defined``) as
+    ``tool_definitions``, and with each step the request it answered when
     ``requests`` (the case report's, normalised and compacted) pair up with the steps
     one to one."""
     document: dict[str, Any] = {
@@ -193,6 +214,15 @@ def fixture_document(
         ]
     if scripted or case.trace.tool_results is not None:
         document["tool_results"] = scripted
+    definitions = {
+        name: definition.model_dump(exclude_defaults=True)
+        for name, definition in (case.trace.tool_definitions or {}).items()
+    }
+    # The replay offers the model the server's tools as the recording did, the
+    # ones never called too: otherwise its requests drift from the recorded ones.
+    definitions.update({name: dict(entry) for name, entry in (defined or {}).items()})
+    if definitions or case.trace.tool_definitions is not None:
+        document["tool_definitions"] = dict(sorted(definitions.items()))
     attach_requests(document, requests)
     return document
 
@@ -307,7 +337,11 @@ def record_suite(
     for case, case_report, target in zip(cases, report.cases, targets, strict=True):
         if case_report.error is None:
             document = fixture_document(
-                case, live.replies(case), case_report.requests, live.tool_results(case)
+                case,
+                live.replies(case),
+                case_report.requests,
+                live.tool_results(case),
+                live.tool_definitions(case),
             )
             stored = _store(document, target, registry, scripted, config)
             if stored is not None:

@@ -36,8 +36,8 @@ from zeroclaw_eval.plugins.manager import get_plugin_manager
 from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport, plural
 from zeroclaw_eval.run.sessions import (
+    Closable,
     OpenSessions,
-    mcp_upstream,
     model_bridge,
     tool_server,
     workers,
@@ -48,7 +48,7 @@ from zeroclaw_eval.workspace import fresh_workspace
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
-    from zeroclaw_eval.toolserver.upstream import StdioUpstream
+    from zeroclaw_eval.toolserver.upstream import UpstreamCall
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -93,8 +93,7 @@ def execute(
     agent: AgentUnderTest | None = None,
     bridge: RouteOpener | None = None,
     tool_server: ToolRouteOpener | None = None,
-    upstream: StdioUpstream | None = None,
-    opened: Callable[[AgentSession], None] | None = None,
+    opened: Callable[[Closable], None] | None = None,
 ) -> RunRecord:
     """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
 
@@ -103,49 +102,72 @@ def execute(
     tool server, for an agent served its tools. The fixture's scripted tool
     results take the place of the tools they name. The runner brackets each turn on the
     mode's provider, so a turn that ends before its scripted steps are used is a
-    run error whatever the agent. ``opened`` is told the session as soon as it
-    exists, so that a case abandoned from another thread can be closed.
+    run error whatever the agent. ``opened`` is told the session, and the agent's
+    own MCP server (``mcp_upstream``, reached for this attempt alone in a mode that
+    talks to a model), as soon as each exists, so that a case abandoned from another
+    thread can be closed.
     """
     agent = agent if agent is not None else configured_agent(registry, config)
     provider = mode.provider(case.trace, config)
     available = registry.make_tools()
-    passed_on = None
-    if upstream is not None:  # the team's own MCP server, in a run that talks to a model
-        from zeroclaw_eval.toolserver.upstream import UpstreamCall
+    with _team_server(agent, mode, opened) as passed_on:
+        if passed_on is not None:
+            available = {**available, **passed_on.tools()}
+        tools = mode.tools(available, config)
+        script = None
+        if case.trace.tool_results is not None or case.trace.tool_definitions is not None:
+            from zeroclaw_eval.case.scripted import ToolScript  # only fixtures that script
 
-        passed_on = UpstreamCall(upstream)
-        available = {**available, **passed_on.tools()}
-    tools = mode.tools(available, config)
-    script = None
-    if case.trace.tool_results is not None:
-        from zeroclaw_eval.case.scripted import ToolScript  # only fixtures that script
+            script = ToolScript(case.trace.tool_results, case.trace.tool_definitions)
+            tools = script.tools(tools)
+        side = ModelSide(
+            case.name, provider, tools, config.max_tool_iterations, bridge, tool_server
+        )
+        session = agent.start(side)
+        try:
+            if opened is not None:
+                opened(session)
+            for index, turn in enumerate(case.trace.turns):
+                provider.begin_turn(index)
+                if script is not None:
+                    script.begin_turn(index)
+                session.run_turn(index, turn.user_input)
+                if script is not None:
+                    script.check()
+                if passed_on is not None:
+                    passed_on.check(index)
+                try:
+                    provider.end_turn(index)
+                except StepsLeftUnused as unused:
+                    raise agent.steps_left_unused(unused) from None
+            record = session.record()
+            if script is not None:
+                script.finish()
+            return record
+        finally:
+            session.close()
 
-        script = ToolScript(case.trace.tool_results)
-        tools = script.tools(tools)
-    side = ModelSide(case.name, provider, tools, config.max_tool_iterations, bridge, tool_server)
-    session = agent.start(side)
+
+@contextmanager
+def _team_server(
+    agent: AgentUnderTest, mode: RunMode, opened: Callable[[Closable], None] | None
+) -> Iterator[UpstreamCall | None]:
+    """The agent's own MCP server (``mcp_upstream``) for one case attempt, in a mode
+    that talks to a model: reached afresh, so that no state of one case's leaks into
+    the next and a server that dies fails only its case, and ended with the attempt."""
+    if agent.mcp_upstream is None or not mode.talks_to_provider:
+        yield None
+        return
+    from zeroclaw_eval.toolserver.upstream import UpstreamCall, connect
+
+    upstream = connect(agent.mcp_upstream, agent.mcp_upstream_timeout_s)
     try:
         if opened is not None:
-            opened(session)
-        for index, turn in enumerate(case.trace.turns):
-            provider.begin_turn(index)
-            if script is not None:
-                script.begin_turn(index)
-            session.run_turn(index, turn.user_input)
-            if script is not None:
-                script.check()
-            if passed_on is not None:
-                passed_on.check(index)
-            try:
-                provider.end_turn(index)
-            except StepsLeftUnused as unused:
-                raise agent.steps_left_unused(unused) from None
-        record = session.record()
-        if script is not None:
-            script.finish()
-        return record
+            opened(upstream)  # a start that hangs past case_timeout_s is ended too
+        upstream.start()
+        yield UpstreamCall(upstream)
     finally:
-        session.close()
+        upstream.close()
 
 
 def run_case(case: Case, mode: RunMode, registry: Registry, config: EvalConfig) -> CaseReport:
@@ -166,8 +188,7 @@ def attempt(
     agent: AgentUnderTest | None = None,
     bridge: RouteOpener | None = None,
     tool_server: ToolRouteOpener | None = None,
-    upstream: StdioUpstream | None = None,
-    opened: Callable[[AgentSession], None] | None = None,
+    opened: Callable[[Closable], None] | None = None,
 ) -> CaseReport:
     """Run and grade one case on this thread, turning every failure into its report.
 
@@ -184,8 +205,9 @@ def attempt(
     tokens: tuple[int | None, int | None] = (None, None)
     started_sessions: list[AgentSession] = []
 
-    def opened_here(session: AgentSession) -> None:
-        started_sessions.append(session)  # its requests, should the case hit a run error
+    def opened_here(session: Closable) -> None:
+        if isinstance(session, AgentSession):  # its requests, should the case hit a run error
+            started_sessions.append(session)
         if opened is not None:
             opened(session)
 
@@ -200,7 +222,6 @@ def attempt(
                     agent=agent,
                     bridge=bridge,
                     tool_server=tool_server,
-                    upstream=upstream,
                     opened=opened_here,
                 )
                 tokens = (record.input_tokens, record.output_tokens)
@@ -334,11 +355,9 @@ def run_cases(
             report = CaseReport(report.name, report.source, (), error, report.duration_s)
         return report
 
-    passed_on = agent.mcp_upstream if mode.talks_to_provider else None
     with (
         model_bridge(agent.needs_bridge) as bridge,
         tool_server(agent.serves_tools) as tools,
-        mcp_upstream(passed_on) as upstream,
     ):
 
         def job(index: int) -> CaseReport:
@@ -351,7 +370,6 @@ def run_cases(
                     agent=agent,
                     bridge=bridge,
                     tool_server=tools,
-                    upstream=upstream,
                     opened=lambda session: sessions.add(index, session),
                 )
             finally:

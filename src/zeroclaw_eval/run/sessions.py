@@ -11,9 +11,9 @@ another thread.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest
 from zeroclaw_eval.config import EvalConfig
@@ -22,7 +22,6 @@ from zeroclaw_eval.modes.base import RunMode
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
-    from zeroclaw_eval.toolserver.upstream import StdioUpstream
 
 
 def workers(mode: RunMode, agent: AgentUnderTest, config: EvalConfig) -> int:
@@ -39,8 +38,17 @@ def workers(mode: RunMode, agent: AgentUnderTest, config: EvalConfig) -> int:
     return wanted if mode.replays_scripts else min(wanted, allowed)
 
 
+class Closable(Protocol):
+    """What a running case holds open: an agent session, a team's own MCP server."""
+
+    def close(self) -> None: ...
+
+    def diagnostics(self) -> str: ...
+
+
 class OpenSessions:
-    """The agent sessions of the cases running now, so that another thread can close one.
+    """The agent sessions (and a team's MCP servers) of the cases running now, so that
+    another thread can close one.
 
     A Python thread cannot be stopped, but the session it waits on can: closing a
     command agent's session kills its process group, which ends the wait.
@@ -48,9 +56,9 @@ class OpenSessions:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._open: dict[int, list[AgentSession]] = {}
+        self._open: dict[int, list[Closable]] = {}
 
-    def add(self, index: int, session: AgentSession) -> None:
+    def add(self, index: int, session: Closable) -> None:
         with self._lock:
             self._open.setdefault(index, []).append(session)
 
@@ -71,12 +79,12 @@ class OpenSessions:
         return notes
 
     def close(self, index: int) -> bool:
-        """Close the sessions of case ``index``; whether it had any open."""
+        """Close what case ``index`` holds open; whether it had an agent session open."""
         with self._lock:
             sessions = self._open.pop(index, [])
         for session in sessions:
             _close_quietly(session)
-        return bool(sessions)
+        return any(isinstance(session, AgentSession) for session in sessions)
 
     def close_all(self) -> None:
         with self._lock:
@@ -86,7 +94,7 @@ class OpenSessions:
             _close_quietly(session)
 
 
-def _close_quietly(session: AgentSession) -> None:
+def _close_quietly(session: Closable) -> None:
     with suppress(Exception):  # the case is already abandoned, and reported as such
         session.close()
 
@@ -139,19 +147,3 @@ def tool_server(needed: bool) -> Iterator[ToolRouteOpener | None]:
         yield server.routes()
     finally:
         server.close()
-
-
-@contextmanager
-def mcp_upstream(argv: Sequence[str] | None) -> Iterator[StdioUpstream | None]:
-    """The team's own MCP server when ``argv`` names one, killed on every way out."""
-    if argv is None:
-        yield None
-        return
-    from zeroclaw_eval.toolserver.upstream import StdioUpstream
-
-    upstream = StdioUpstream(argv)
-    try:
-        upstream.start()
-        yield upstream
-    finally:
-        upstream.close()
