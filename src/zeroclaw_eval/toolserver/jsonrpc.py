@@ -65,8 +65,15 @@ INVALID_PARAMS = -32602
 RUN_ERROR = -32000
 #: The headers of a stateless request disagree with its body, or one is missing.
 HEADER_MISMATCH = -32020
+#: The request needs a capability the client did not declare.
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 #: The request's revision is not spoken; ``data`` names those that are.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: The errors only a server of the stateless revision sends: a client probing with
+#: ``server/discover`` that gets one of them has found such a server.
+MODERN_ERRORS = frozenset(
+    {HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION}
+)
 
 #: The HTTP status a stateless request's error is sent with (any other: 200).
 HTTP_STATUS = {
@@ -303,11 +310,12 @@ def mirrored_headers(body: Mapping[str, Any]) -> dict[str, str]:
 
 
 def encode_header(value: str) -> str:
-    """``value`` as a header carries it: as it is when it is plain visible ASCII, else
-    the specification's ``=?base64?...?=`` sentinel."""
+    """``value`` as an HTTP header value: as it is when it is plain visible ASCII (with
+    spaces or tabs inside, none at its ends), else in the specification's Base64
+    sentinel form (a value that looks like that form itself included)."""
     plain = (
-        all(" " <= char <= "~" for char in value)
-        and value == value.strip()
+        value == value.strip()
+        and all(" " <= char <= "~" or char == "\t" for char in value)
         and not (value.startswith("=?base64?") and value.endswith("?="))
     )
     if plain:

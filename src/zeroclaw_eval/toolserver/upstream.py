@@ -41,22 +41,22 @@ from typing import IO, Any
 from zeroclaw_eval.config import DEFAULT_MCP_UPSTREAM_TIMEOUT_S
 from zeroclaw_eval.errors import RunError, one_line
 from zeroclaw_eval.protocol import ToolResult
-from zeroclaw_eval.toolserver.upstream_channel import (
+from zeroclaw_eval.toolserver import jsonrpc
+from zeroclaw_eval.toolserver.jsonrpc import (
+    CLIENT_CAPABILITIES_KEY,
     MODERN_ERRORS,
+    PROTOCOL_VERSION_KEY,
     UNSUPPORTED_PROTOCOL_VERSION,
-    Channel,
-    NotModern,
-    Unanswered,
-    header_value,
+    encode_header,
 )
+from zeroclaw_eval.toolserver.upstream_channel import Channel, NotModern, Unanswered
 
 #: The stateless revision this client speaks (``server/discover``, ``_meta`` envelope).
-MODERN_VERSION = "2026-07-28"
-#: The handshake revisions, newest first: the fallback offers the first.
-HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN_VERSION = jsonrpc.STATELESS_VERSIONS[0]
+#: The handshake revisions, newest first: the fallback offers the first. A team's
+#: stdio server may answer one older than any the tool server speaks over HTTP.
+HANDSHAKE_VERSIONS = (*jsonrpc.HANDSHAKE_VERSIONS, "2024-11-05")
 
-PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 CLIENT_INFO = {"name": "zeroclaw-eval", "version": "record"}
 
@@ -254,7 +254,7 @@ class Upstream:
             headers["Mcp-Method"] = method
             name = params.get("name")
             if method == "tools/call" and isinstance(name, str):
-                headers["Mcp-Name"] = header_value(name)
+                headers["Mcp-Name"] = encode_header(name)
                 arguments = params.get("arguments")
                 for path, header in self._params.get(name, {}).items():
                     value = _at(arguments, path)

@@ -10,15 +10,6 @@ from typing import Any
 
 from zeroclaw_eval.errors import RunError
 
-#: JSON-RPC errors only a modern server sends: a probe answered with one of them
-#: came from a modern server, and is not a reason to fall back to the handshake.
-HEADER_MISMATCH = -32020
-MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-MODERN_ERRORS = frozenset(
-    {HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION}
-)
-
 
 class NotModern(Exception):
     """The transport's own sign that the server does not speak the modern revision
@@ -64,19 +55,3 @@ class Channel:
 
 class Unanswered(RunError):
     """No answer in time: over stdio a probe's verdict, otherwise the case's error."""
-
-
-def header_value(value: str) -> str:
-    """``value`` as an HTTP header value: as it is when it is plain visible ASCII (with
-    spaces or tabs inside, none at its ends), else in the specification's Base64
-    sentinel form (a value that looks like that form itself included)."""
-    import base64
-
-    plain = (
-        value == value.strip()
-        and all(" " <= char <= "~" or char == "\t" for char in value)
-        and not (value.startswith("=?base64?") and value.endswith("?="))
-    )
-    if plain:
-        return value
-    return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="

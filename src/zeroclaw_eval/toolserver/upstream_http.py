@@ -22,13 +22,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from zeroclaw_eval.errors import RunError, one_line
-from zeroclaw_eval.toolserver.upstream_channel import (
-    MODERN_ERRORS,
-    Channel,
-    NotModern,
-    Unanswered,
-    header_value,
-)
+from zeroclaw_eval.toolserver.jsonrpc import MODERN_ERRORS, encode_header
+from zeroclaw_eval.toolserver.upstream_channel import Channel, NotModern, Unanswered
 
 SESSION_HEADER = "Mcp-Session-Id"
 
@@ -282,5 +277,5 @@ def param_value(value: Any) -> str | None:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return header_value(value)
+        return encode_header(value)
     return None
