@@ -27,7 +27,7 @@ A message that is not a JSON-RPC 2.0 request, notification or response is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -239,58 +239,118 @@ def check_param_headers(
 ) -> None:
     """Check the ``Mcp-Param-*`` headers of a stateless ``tools/call`` against its body.
 
-    A property the tool's schema marks ``x-mcp-header`` (reached through
-    ``properties`` alone) is mirrored by the client in ``Mcp-Param-<name>``: a value
-    present in the arguments needs its header, equal once decoded; an absent or
-    ``null`` one, none. Raises :class:`ProtocolError` ``-32020`` for the first
-    mismatch. A call of a tool the route does not serve is left to ``dispatch``.
+    A property the tool's schema marks ``x-mcp-header`` is mirrored by the client
+    in ``Mcp-Param-<name>``: a value present in the arguments needs its header,
+    equal once decoded; an absent or ``null`` one, none. Raises
+    :class:`ProtocolError` ``-32020`` for the first mismatch. A tool whose
+    annotations are invalid marks nothing (a client leaves it out), and a call of a
+    tool the route does not serve is left to ``dispatch``.
     """
     name = message.params.get("name")
     arguments = message.params.get("arguments")
     tool = tools.get(name) if isinstance(name, str) else None
     if tool is None or not isinstance(arguments, dict):
         return
-    for path, token in _param_headers(tool.parameters or {}, ()):
-        value: Any = arguments
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        sent = header(f"Mcp-Param-{token}")
-        if value is None:
-            if sent is not None:
-                raise ProtocolError(
-                    HEADER_MISMATCH,
-                    f"Header mismatch: Mcp-Param-{token} is sent but {'.'.join(path)} is not",
-                    message.request_id,
-                )
-            continue
-        if isinstance(value, bool):
-            shown = str(value).lower()
-        elif isinstance(value, float) and value.is_integer():
-            shown = str(int(value))  # 42.0 is the integer 42, as the header says it
-        else:
-            shown = str(value)
-        if sent is None or decode_header(sent) != shown:
-            got = "is missing" if sent is None else f"{sent!r} does not match the body's {shown!r}"
-            raise ProtocolError(
-                HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{token} {got}", message.request_id
-            )
-
-
-def _param_headers(
-    schema: Mapping[str, Any], at: tuple[str, ...]
-) -> Iterator[tuple[tuple[str, ...], str]]:
-    """Each property of ``schema`` marked ``x-mcp-header``, reached through
-    ``properties`` alone, with the header name it is mirrored under."""
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
+    try:
+        marked = param_headers(tool.parameters or {})
+    except ValueError:
         return
-    for key, sub in properties.items():
-        if not isinstance(sub, Mapping):
+    for path, token in marked.items():
+        expected = param_text(argument_at(arguments, path))
+        sent = header(f"Mcp-Param-{token}")
+        if expected is None and sent is None:
             continue
-        token = sub.get("x-mcp-header")
-        if isinstance(token, str) and token:
-            yield (*at, key), token
-        yield from _param_headers(sub, (*at, key))
+        if expected is None:
+            problem = f"is sent but {'.'.join(path)} is not"
+        elif sent is None:
+            problem = "is missing"
+        elif decode_header(sent) != expected:
+            problem = f"{sent!r} does not match the body's {expected!r}"
+        else:
+            continue
+        raise ProtocolError(
+            HEADER_MISMATCH, f"Header mismatch: Mcp-Param-{token} {problem}", message.request_id
+        )
+
+
+#: The schema keyword naming the header a tool parameter is mirrored into.
+X_MCP_HEADER = "x-mcp-header"
+#: RFC 9110 ``tchar``: what a header name may hold.
+TOKEN_CHARS = frozenset(
+    "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+#: Keywords whose values are instances, not schemas: nothing in them annotates.
+INSTANCE_KEYWORDS = frozenset({"default", "examples", "const", "enum"})
+
+
+def param_headers(schema: Any) -> dict[tuple[str, ...], str]:
+    """The ``Mcp-Param-*`` headers a tool's ``inputSchema`` asks for: each annotated
+    property's path (a chain of ``properties`` keys) and its header's name part.
+
+    Raises :class:`ValueError` naming why the definition is invalid, as the
+    ``2026-07-28`` revision has it: an annotation off a pure ``properties`` chain
+    (or on the root), one that is not an RFC 9110 token, one on a property whose
+    type is not integer, string or boolean, or one repeated (case-insensitively).
+    """
+    found: dict[tuple[str, ...], str] = {}
+    seen: set[str] = set()
+
+    def walk(node: Any, path: tuple[str, ...] | None) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item, None)
+            return
+        if not isinstance(node, Mapping):  # a tool's schema may be read-only
+            return
+        if X_MCP_HEADER in node:
+            name = node[X_MCP_HEADER]
+            where = ".".join(path or ())
+            if not path:
+                raise ValueError(f"{X_MCP_HEADER} where no property is statically reachable")
+            if not isinstance(name, str) or not name or not set(name) <= TOKEN_CHARS:
+                raise ValueError(f"property {where!r}: {X_MCP_HEADER} {name!r} is not a token")
+            if node.get("type") not in ("integer", "string", "boolean"):
+                raise ValueError(
+                    f"property {where!r}: {X_MCP_HEADER} on a property that is not an "
+                    "integer, a string or a boolean"
+                )
+            if name.lower() in seen:
+                raise ValueError(f"property {where!r}: {X_MCP_HEADER} {name!r} repeated")
+            seen.add(name.lower())
+            found[path] = name
+        for key, value in node.items():
+            if key in INSTANCE_KEYWORDS or key == X_MCP_HEADER:
+                continue
+            if key == "properties" and isinstance(value, Mapping) and path is not None:
+                for name, sub in value.items():
+                    walk(sub, (*path, name))
+            else:
+                walk(value, None)  # below any other keyword nothing is statically reachable
+
+    walk(schema, ())
+    return found
+
+
+def param_text(value: Any) -> str | None:
+    """An argument as its ``Mcp-Param-*`` header says it, before encoding; ``None``
+    when it has none (absent, ``null``, or not an integer, a string or a boolean).
+    An integral float is the integer it is, as a header compares numerically."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return value if isinstance(value, str) else None
+
+
+def argument_at(arguments: Any, path: tuple[str, ...]) -> Any:
+    """The argument at ``path`` (a chain of keys), or ``None`` when there is none."""
+    for key in path:
+        if not isinstance(arguments, Mapping):
+            return None
+        arguments = arguments.get(key)
+    return arguments
 
 
 def mirrored_headers(body: Mapping[str, Any]) -> dict[str, str]:

@@ -47,7 +47,10 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     MODERN_ERRORS,
     PROTOCOL_VERSION_KEY,
     UNSUPPORTED_PROTOCOL_VERSION,
+    argument_at,
     encode_header,
+    param_headers,
+    param_text,
 )
 from zeroclaw_eval.toolserver.upstream_channel import Channel, NotModern, Unanswered
 
@@ -99,14 +102,20 @@ class Upstream:
             raise
 
     def _list(self, entry: Mapping[str, Any]) -> None:
-        """Keep one listed tool, with the ``Mcp-Param-*`` headers its calls carry; a
-        tool whose header annotations are invalid is left out, as a modern client must."""
-        if self.modern:
-            try:
-                self._params[entry["name"]] = self.channel.param_headers(entry.get("inputSchema"))
-            except ValueError as exc:
-                self.left_out[entry["name"]] = str(exc)
-                return
+        """Keep one listed tool, with the ``Mcp-Param-*`` headers its calls carry.
+
+        A tool whose header annotations are invalid is left out, as a modern client
+        must, whatever the channel: the harness serves it again over HTTP, where
+        the agent's client would leave it out, so neither the agent nor the
+        recording is offered a tool that is not really there.
+        """
+        try:
+            headers = param_headers(entry.get("inputSchema") or {})
+        except ValueError as exc:
+            self.left_out[entry["name"]] = str(exc)
+            return
+        if self.modern and self.channel.has_headers:
+            self._params[entry["name"]] = headers
         self.tools.append(entry)
 
     def _find_era(self) -> None:
@@ -257,9 +266,9 @@ class Upstream:
                 headers["Mcp-Name"] = encode_header(name)
                 arguments = params.get("arguments")
                 for path, header in self._params.get(name, {}).items():
-                    value = _at(arguments, path)
+                    value = param_text(argument_at(arguments, path))
                     if value is not None:
-                        headers[f"Mcp-Param-{header}"] = value
+                        headers[f"Mcp-Param-{header}"] = encode_header(value)
         return headers
 
     def diagnostics(self) -> str:
@@ -370,17 +379,6 @@ class StdioChannel(Channel):
                         stream.close()
         with suppress(OSError):
             self._stderr.close()
-
-
-def _at(arguments: Any, path: tuple[str, ...]) -> str | None:
-    """The argument at ``path`` as its header value, or ``None`` when there is none."""
-    from zeroclaw_eval.toolserver.upstream_http import param_value
-
-    for key in path:
-        if not isinstance(arguments, dict) or key not in arguments:
-            return None
-        arguments = arguments[key]
-    return param_value(arguments)
 
 
 def connect(

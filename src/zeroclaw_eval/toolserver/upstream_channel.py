@@ -21,6 +21,9 @@ class Channel:
 
     #: How the server is named in errors: its argv or its URL.
     shown: str = ""
+    #: Whether requests carry HTTP headers (``Mcp-Param-*`` among them): elsewhere
+    #: the annotations asking for them are ignored, as the revision allows.
+    has_headers: bool = False
 
     def open(self) -> None:
         """Start or reach the server. Raises :class:`RunError`."""
@@ -42,12 +45,6 @@ class Channel:
         """Whether a probe left unanswered tells a handshake-era server (stdio), rather
         than a fault (HTTP, where every request is answered)."""
         return False
-
-    def param_headers(self, schema: Any) -> dict[tuple[str, ...], str]:
-        """The argument paths a tool's ``inputSchema`` mirrors into ``Mcp-Param-*``
-        headers; raises :class:`ValueError` for a definition to leave out. Only HTTP
-        has headers: elsewhere the annotations are ignored, as the revision allows."""
-        return {}
 
     def close(self) -> None:
         """End it all; idempotent, never raises."""

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from zeroclaw_eval.errors import RunError, one_line
-from zeroclaw_eval.toolserver.jsonrpc import MODERN_ERRORS, encode_header
+from zeroclaw_eval.toolserver.jsonrpc import MODERN_ERRORS
 from zeroclaw_eval.toolserver.upstream_channel import Channel, NotModern, Unanswered
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -33,6 +33,8 @@ QUOTED = 200
 
 class HttpChannel(Channel):
     """One MCP endpoint, one connection per request."""
+
+    has_headers = True
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -170,9 +172,6 @@ class HttpChannel(Channel):
         finally:
             connection.close()
 
-    def param_headers(self, schema: Any) -> dict[tuple[str, ...], str]:
-        return param_headers(schema)
-
     def close(self) -> None:
         """End the handshake-era session, if the server opened one (it may refuse with
         ``405``: then it ends sessions its own way)."""
@@ -209,73 +208,3 @@ def events(response: http.client.HTTPResponse) -> Iterator[str]:
         elif line.startswith("data:"):
             value = line[5:]
             data.append(value[1:] if value.startswith(" ") else value)
-
-
-#: The schema keyword naming the header a tool parameter is mirrored into.
-X_MCP_HEADER = "x-mcp-header"
-#: RFC 9110 ``tchar``: what a header name may hold.
-TOKEN_CHARS = frozenset(
-    "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-)
-#: Keywords whose values are instances, not schemas: nothing in them annotates.
-INSTANCE_KEYWORDS = frozenset({"default", "examples", "const", "enum"})
-
-
-def param_headers(schema: Any) -> dict[tuple[str, ...], str]:
-    """The ``Mcp-Param-*`` headers a tool's ``inputSchema`` asks for: each annotated
-    property's path (a chain of ``properties`` keys) and its header's name part.
-
-    Raises :class:`ValueError` naming why the definition is invalid, as the
-    ``2026-07-28`` revision has it: an annotation off a pure ``properties`` chain
-    (or on the root), one that is not an RFC 9110 token, one on a property whose
-    type is not integer, string or boolean, or one repeated (case-insensitively).
-    """
-    found: dict[tuple[str, ...], str] = {}
-    seen: set[str] = set()
-
-    def walk(node: Any, path: tuple[str, ...] | None) -> None:
-        if isinstance(node, list):
-            for item in node:
-                walk(item, None)
-            return
-        if not isinstance(node, dict):
-            return
-        if X_MCP_HEADER in node:
-            name = node[X_MCP_HEADER]
-            where = ".".join(path or ())
-            if not path:
-                raise ValueError(f"{X_MCP_HEADER} where no property is statically reachable")
-            if not isinstance(name, str) or not name or not set(name) <= TOKEN_CHARS:
-                raise ValueError(f"property {where!r}: {X_MCP_HEADER} {name!r} is not a token")
-            if node.get("type") not in ("integer", "string", "boolean"):
-                raise ValueError(
-                    f"property {where!r}: {X_MCP_HEADER} on a property that is not an "
-                    "integer, a string or a boolean"
-                )
-            if name.lower() in seen:
-                raise ValueError(f"property {where!r}: {X_MCP_HEADER} {name!r} repeated")
-            seen.add(name.lower())
-            found[path] = name
-        for key, value in node.items():
-            if key in INSTANCE_KEYWORDS or key == X_MCP_HEADER:
-                continue
-            if key == "properties" and isinstance(value, dict) and path is not None:
-                for name, sub in value.items():
-                    walk(sub, (*path, name))
-            else:
-                walk(value, None)  # below any other keyword nothing is statically reachable
-
-    walk(schema, ())
-    return found
-
-
-def param_value(value: Any) -> str | None:
-    """An argument as its ``Mcp-Param-*`` header value; ``None`` when it has none
-    (absent, ``null``, or not an integer, a string or a boolean)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return encode_header(value)
-    return None
