@@ -15,7 +15,8 @@ import pytest
 
 from zeroclaw_eval.testing import run_cli
 
-from .conftest import echo_case
+from .bridged_helpers import write_suite
+from .conftest import echo_case, zeroclaw
 
 
 def weather_case(*results: dict[str, Any], calls: int = 1) -> dict[str, Any]:
@@ -176,3 +177,88 @@ def test_a_scripted_tool_outside_the_offer_is_refused(tmp_path: Path) -> None:
         "case.json: tool_results.echo: scripts results for 'echo', which is registered but "
         "not offered to the agent (eval.live.allowed_tools: none)"
     ) in result.stderr
+
+
+# --- tool_definitions: how a recorded tool was offered ---------------------------------
+
+
+def defined_fixture(**extra: Any) -> dict[str, Any]:
+    call = {"id": "c1", "name": "forecast", "arguments": {"city": "Oslo"}}
+    return {
+        "model_name": "defined",
+        "turns": [
+            {
+                "user_input": "Forecast?",
+                "steps": [
+                    {"response": {"type": "tool_calls", "tool_calls": [call]}},
+                    {"response": {"type": "text", "content": "Snow."}},
+                ],
+            }
+        ],
+        "expects": {"tool_results_contain": [{"tool": "forecast", "needle": "snow"}]},
+        **extra,
+    }
+
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+@pytest.mark.parametrize(
+    ("extra", "error"),
+    [
+        (
+            {
+                "tool_results": {"forecast": [{"result": "snow"}]},
+                "tool_definitions": {"forecast": {"input_schema": {"type": "array"}}},
+            },
+            'tool_definitions.forecast.input_schema.type="array": must be "object"',
+        ),
+        (
+            {"tool_definitions": {"forecast": {"input_schema": SCHEMA}}},
+            "tool_definitions.forecast: the steps call 'forecast', but tool_results scripts "
+            "no result for it",
+        ),
+        (
+            {
+                "tool_results": {"forecast": [{"result": "snow"}]},
+                "tool_definitions": {"forecast": {"schema": SCHEMA}},
+            },
+            "tool_definitions.forecast",
+        ),
+    ],
+    ids=["not-an-object-schema", "called-without-a-result", "unknown-key"],
+)
+def test_a_tool_definition_that_cannot_hold_is_refused_with_file_and_field(
+    tmp_path: Path, extra: dict[str, Any], error: str
+) -> None:
+    suite = write_suite(tmp_path / "suite", defined_fixture(**extra))
+    result = zeroclaw("eval", "check", "--suite", suite, cwd=tmp_path)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert "case0.json" in result.stderr and error in result.stderr, result.stderr
+
+
+def test_a_defined_tool_is_offered_as_defined_and_the_schema_describes_the_key(
+    tmp_path: Path,
+) -> None:
+    fixture = defined_fixture(
+        tool_results={"forecast": [{"result": "snow"}]},
+        tool_definitions={
+            "forecast": {"description": "The forecast.", "input_schema": SCHEMA},
+            "count": {"input_schema": {"type": "object"}},  # offered, never called
+        },
+    )
+    suite = write_suite(tmp_path / "suite", fixture)
+    (tmp_path / "zeroclaw.toml").write_text('[eval]\nreport_requests = "all"\n', "utf-8")
+    result = zeroclaw("eval", "run", "--suite", suite, "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    tools = json.loads(result.stdout)["cases"][0]["model_requests"][0]["tools"]
+    assert tools["forecast"] == {"description": "The forecast.", "parameters": SCHEMA}
+    assert tools["count"] == {"description": "", "parameters": {"type": "object"}}
+    schema = json.loads(zeroclaw("eval", "schema", cwd=tmp_path).stdout)
+    assert schema["properties"]["tool_definitions"]["additionalProperties"] == {
+        "$ref": "#/$defs/ToolDefinition"
+    }
+    definition = schema["$defs"]["ToolDefinition"]
+    assert definition["required"] == ["input_schema"]
+    assert definition["properties"]["input_schema"]["properties"]["type"] == {"const": "object"}
