@@ -261,3 +261,9 @@ def test_a_scripted_tool_result_succeeds_unless_it_says_it_erred(
 def test_a_scripted_tool_result_needs_a_tool_name(registry: Registry, replay: RunMode) -> None:
     line = refused(registry, replay, lambda c: c.update({"tool_results": {"": [{"result": "x"}]}}))
     assert line == f'{SOURCE}: tool_results[""]: the key should have at least 1 character'
+
+
+def test_a_tool_definition_needs_a_tool_name(registry: Registry, replay: RunMode) -> None:
+    definition = {"input_schema": {"type": "object"}}
+    line = refused(registry, replay, lambda c: c.update({"tool_definitions": {"": definition}}))
+    assert line == f'{SOURCE}: tool_definitions[""]: the key should have at least 1 character'

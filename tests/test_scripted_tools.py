@@ -262,3 +262,4 @@ def test_a_defined_tool_is_offered_as_defined_and_the_schema_describes_the_key(
     definition = schema["$defs"]["ToolDefinition"]
     assert definition["required"] == ["input_schema"]
     assert definition["properties"]["input_schema"]["properties"]["type"] == {"const": "object"}
+    assert definition["properties"]["input_schema"]["required"] == ["type"]

@@ -13,8 +13,14 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.case.fixture import LlmTrace, ScriptedToolResult
-from zeroclaw_eval.case.scripted import ToolScript, admit_tool_results, scripted_calls
+from zeroclaw_eval.builtin.echo import EchoTool
+from zeroclaw_eval.case.fixture import LlmTrace, ScriptedToolResult, ToolDefinition
+from zeroclaw_eval.case.scripted import (
+    ToolScript,
+    admit_tool_definitions,
+    admit_tool_results,
+    scripted_calls,
+)
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.protocol import ToolResult
 
@@ -220,4 +226,57 @@ def test_a_result_left_unused_is_a_run_error_at_the_end() -> None:
     assert str(error.value) == (
         "after the last turn (turn 1): tool_results.b[1] left unused: the agent made "
         "1 call to 'b' of 2 scripted"
+    )
+
+
+# --- tool_definitions ----------------------------------------------------------------
+
+
+def defined(
+    results: Any, definitions: dict[str, Any], *turns: list[dict[str, Any]] | None
+) -> LlmTrace:
+    case = trace(results, *turns)
+    return case.model_copy(
+        update={
+            "tool_definitions": {
+                name: ToolDefinition.model_validate(entry) for name, entry in definitions.items()
+            }
+        }
+    )
+
+
+OBJECT = {"input_schema": {"type": "object"}}
+
+
+def test_definitions_are_admitted_in_a_live_turn_where_no_call_is_scripted() -> None:
+    case = defined(None, {"clock": OBJECT}, None)
+    assert list(admit_tool_definitions(case)) == []
+    called = defined(None, {"clock": OBJECT}, [calling("clock"), DONE])
+    assert [problem.path for problem in admit_tool_definitions(called)] == [
+        ("tool_definitions", "clock")
+    ]
+
+
+def test_each_definition_is_offered_unless_a_real_unscripted_tool_of_its_name_is_there() -> None:
+    real = EchoTool()
+    script = ToolScript(
+        None,
+        {
+            "echo": ToolDefinition.model_validate(OBJECT),  # here for real: it runs
+            "clock": ToolDefinition.model_validate({"description": "Time.", **OBJECT}),
+        },
+    )
+    tools = script.tools({"echo": real})
+    assert tools["echo"] is real
+    assert (tools["clock"].description, tools["clock"].parameters) == ("Time.", {"type": "object"})
+
+
+def test_a_call_to_a_tool_only_defined_fails_and_is_a_run_error() -> None:
+    script = ToolScript(None, {"clock": ToolDefinition.model_validate(OBJECT)})
+    result = script.tools({})["clock"].run({})
+    assert not result.success
+    with pytest.raises(RunError) as refused:
+        script.check()
+    assert str(refused.value) == (
+        "turn 0: call 0 to 'clock' has no scripted result (tool_results.clock scripts 0 results)"
     )

@@ -10,10 +10,15 @@ back or changed) fails its check, and an honest agent passes all four.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
+import pytest
+
 from zeroclaw_eval.agents.served import Dispatch, ServedRecord, ServedTools, pair, pairing_checks
+from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord
+from zeroclaw_eval.protocol import ToolResult
 
 
 def asked(
@@ -211,4 +216,44 @@ def test_a_call_to_a_tool_the_case_does_not_serve_is_recorded_as_a_failed_dispat
     assert [(call.name, call.succeeded) for call in served.record(wire).calls] == [
         ("echo", True),
         ("ecko", False),
+    ]
+
+
+class Sized:
+    """A tool returning as many characters as it is asked for."""
+
+    name = "sized"
+    description = "Returns n characters."
+    parameters = MappingProxyType({"type": "object"})
+
+    def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return ToolResult("x" * arguments["n"])
+
+
+def test_a_result_of_exactly_the_bound_is_served_and_one_more_is_not() -> None:
+    from zeroclaw_eval.agents.base import ModelSide
+    from zeroclaw_eval.agents.served import MAX_RESULT_CHARS
+    from zeroclaw_eval.toolserver.server import ToolServer
+
+    with ToolServer() as server:
+        tools = {"sized": Sized(), "other": Sized()}
+        side = ModelSide("case-a", provider=None, tools=tools, tool_server=server)  # type: ignore[arg-type]
+        served = ServedTools(side, turn=lambda: 0)
+        dispatch = served.route.dispatch
+        assert len(dispatch("sized", {"n": MAX_RESULT_CHARS}).output) == MAX_RESULT_CHARS
+        with pytest.raises(RunError, match=f"returned {MAX_RESULT_CHARS + 1} characters"):
+            dispatch("sized", {"n": MAX_RESULT_CHARS + 1})
+        with pytest.raises(UnknownToolError) as unknown:
+            dispatch("missing", {})
+        assert str(unknown.value) == "Unknown tool: 'missing' (served: sized, other)"
+        served.close()
+        bare = ServedTools(ModelSide("case-b", None, {}, tool_server=server), lambda: 0)  # type: ignore[arg-type]
+        with pytest.raises(UnknownToolError) as unknown:
+            bare.route.dispatch("missing", {})
+        assert str(unknown.value) == "Unknown tool: 'missing' (served: none)"
+        bare.close()
+    # The oversized result was refused, never kept; the unknown tool is a failed call.
+    assert [(d.name, d.succeeded) for d in served.dispatches] == [
+        ("sized", True),
+        ("missing", False),
     ]
