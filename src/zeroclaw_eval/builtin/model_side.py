@@ -19,6 +19,7 @@ way it asserts: "never saw" is certified only by requests that were made.
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -114,6 +115,20 @@ class _NeedleFamily(Family[list[Needle]]):
         scope = f" at {needle.scope}" if needle.scope else ""
         return f"{self.name}: {shorten(needle.needle)}{scope}"
 
+    def grade(self, params: list[Needle], run: RunRecord) -> list[CheckResult]:
+        return [self._one(needle, run) for needle in params]
+
+    def _one(self, needle: Needle, run: RunRecord) -> CheckResult:
+        check = self.check_name(needle)
+        requests = in_scope(run, needle)
+        if not requests:  # fails either way: a check over requests never made
+            return CheckResult(check, False, missing_requests(run, needle))
+        return self.judge(check, needle, requests)
+
+    @abstractmethod
+    def judge(self, check: str, needle: Needle, requests: list[ModelRequest]) -> CheckResult:
+        """The verdict on ``needle`` over the ``requests`` in its scope (at least one)."""
+
 
 class ModelSaw(_NeedleFamily):
     """The model was shown ``needle``: in some request in scope."""
@@ -123,14 +138,7 @@ class ModelSaw(_NeedleFamily):
         "the model was shown the needle (optionally at a turn, a step, in messages of a role)"
     )
 
-    def grade(self, params: list[Needle], run: RunRecord) -> list[CheckResult]:
-        return [self._one(needle, run) for needle in params]
-
-    def _one(self, needle: Needle, run: RunRecord) -> CheckResult:
-        check = self.check_name(needle)
-        requests = in_scope(run, needle)
-        if not requests:
-            return CheckResult(check, False, missing_requests(run, needle))
+    def judge(self, check: str, needle: Needle, requests: list[ModelRequest]) -> CheckResult:
         for request in requests:
             if any(needle.needle in text for text in haystack(request, needle.role)):
                 return CheckResult(check, True, f"shown at {where(request)}")
@@ -162,14 +170,7 @@ class ModelNeverSaw(_NeedleFamily):
                         + ", which requires the model to be shown it",
                     )
 
-    def grade(self, params: list[Needle], run: RunRecord) -> list[CheckResult]:
-        return [self._one(needle, run) for needle in params]
-
-    def _one(self, needle: Needle, run: RunRecord) -> CheckResult:
-        check = self.check_name(needle)
-        requests = in_scope(run, needle)
-        if not requests:
-            return CheckResult(check, False, missing_requests(run, needle))
+    def judge(self, check: str, needle: Needle, requests: list[ModelRequest]) -> CheckResult:
         for request in requests:
             for text in haystack(request, needle.role):
                 if needle.needle in text:
