@@ -67,8 +67,7 @@ class ToolCallStatus(Family[list[StatusEntry]]):
     def consistency(self, params: list[StatusEntry], script: Script) -> Iterable[Finding]:
         from zeroclaw_eval.grading.script import calls_findings
 
-        for index, entry in enumerate(params):
-            yield from calls_findings((index,), entry.tool, entry.call_index, script)
+        return calls_findings(params, script)
 
     def grade(self, params: list[StatusEntry], run: RunRecord) -> list[CheckResult]:
         return [self._grade_one(entry, run) for entry in params]

@@ -11,8 +11,9 @@ reports the entries that can never pass (:meth:`~zeroclaw_eval.grading.family.Fa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from zeroclaw_eval.report.model import plural
 
@@ -61,17 +62,26 @@ class Finding:
     error: bool = True
 
 
-def calls_findings(
-    at: tuple[str | int, ...], tool: str, call_index: int | None, script: Script
-) -> Iterator[Finding]:
-    """What an entry about the calls to ``tool`` (or the one at ``call_index``) finds in
+class CallEntry(Protocol):
+    """An entry about the calls to one tool, or the one at ``call_index``."""
+
+    @property
+    def tool(self) -> str: ...
+
+    @property
+    def call_index(self) -> int | None: ...
+
+
+def calls_findings(entries: Sequence[CallEntry], script: Script) -> Iterator[Finding]:
+    """What entries about the calls to a tool (or the one at ``call_index``) find in
     ``script``: a tool it never calls, or an index past its calls, can never pass.
-    ``at`` is the entry's path; a finding points at its ``tool`` or ``call_index``."""
-    scripted = len(script.calls_to(tool))
-    if not scripted:
-        yield Finding((*at, "tool"), f"the script never calls {tool!r}: can never pass")
-    elif call_index is not None and call_index >= scripted:
-        yield Finding(
-            (*at, "call_index"),
-            f"the script calls {tool!r} {plural(scripted, 'time')}: can never pass",
-        )
+    A finding points at the entry's ``tool`` or ``call_index``."""
+    for index, entry in enumerate(entries):
+        scripted = len(script.calls_to(entry.tool))
+        if not scripted:
+            yield Finding((index, "tool"), f"the script never calls {entry.tool!r}: can never pass")
+        elif entry.call_index is not None and entry.call_index >= scripted:
+            yield Finding(
+                (index, "call_index"),
+                f"the script calls {entry.tool!r} {plural(scripted, 'time')}: can never pass",
+            )
