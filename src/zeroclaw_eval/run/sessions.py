@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest
 from zeroclaw_eval.config import EvalConfig
@@ -22,6 +22,7 @@ from zeroclaw_eval.modes.base import RunMode
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
+    from zeroclaw_eval.util.loopback import RoutedServer
 
 
 def workers(mode: RunMode, agent: AgentUnderTest, config: EvalConfig) -> int:
@@ -111,17 +112,8 @@ def model_bridge(needed: bool) -> Iterator[RouteOpener | None]:
         return
     from zeroclaw_eval.bridge.server import ModelBridge
 
-    bridge = ModelBridge()
-    try:
-        try:
-            bridge.start()
-        except OSError as exc:
-            raise ZeroclawEvalError(
-                f"the model bridge could not start on 127.0.0.1: {exc.strerror or exc}"
-            ) from None
+    with _running(ModelBridge()) as bridge:
         yield bridge.routes()
-    finally:
-        bridge.close()
 
 
 @contextmanager
@@ -136,14 +128,23 @@ def tool_server(needed: bool) -> Iterator[ToolRouteOpener | None]:
         return
     from zeroclaw_eval.toolserver.server import ToolServer
 
-    server = ToolServer()
+    with _running(ToolServer()) as server:
+        yield server.routes()
+
+
+Server = TypeVar("Server", bound="RoutedServer[Any]")
+
+
+@contextmanager
+def _running(server: Server) -> Iterator[Server]:
+    """``server`` started, and closed on every way out; a port it cannot bind is one line."""
     try:
         try:
             server.start()
         except OSError as exc:
             raise ZeroclawEvalError(
-                f"the MCP tool server could not start on 127.0.0.1: {exc.strerror or exc}"
+                f"{server.what} could not start on 127.0.0.1: {exc.strerror or exc}"
             ) from None
-        yield server.routes()
+        yield server
     finally:
         server.close()

@@ -121,7 +121,7 @@ class ToolRoute(Route):
 class ToolServer(RoutedServer[ToolRoute]):
     """The run's loopback MCP server, shared by every case through their routes."""
 
-    what = "the tool server"
+    what = "the MCP tool server"
     thread_name = "zeroclaw-eval-tool-server"
     close_wait_s = 5.0
 
