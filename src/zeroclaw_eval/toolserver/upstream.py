@@ -49,6 +49,7 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
     argument_at,
     encode_header,
+    mirrored_headers,
     param_headers,
     param_text,
 )
@@ -155,11 +156,8 @@ class Upstream:
                 f"({', '.join(HANDSHAKE_VERSIONS)})"
             )
         self.protocol_version = version
-        self.channel.notify(
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            self._headers(None, {}),
-            self.timeout_s,
-        )
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        self.channel.notify(initialized, self._headers(initialized, modern=False), self.timeout_s)
 
     def _is_modern(self, reply: Mapping[str, Any]) -> bool:
         """Whether the probe's ``reply`` shows a modern server; raises :class:`RunError`
@@ -241,7 +239,7 @@ class Upstream:
         with self._lock:  # one request at a time: ids in order, a stdio pipe unshared
             self._next_id += 1
             message = {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": body}
-            headers = self._headers(method, params, modern=modern)
+            headers = self._headers(message, modern=modern)
             timeout = self.timeout_s if timeout_s is None else timeout_s
             try:
                 return self.channel.request(message, headers, timeout)
@@ -250,25 +248,21 @@ class Upstream:
                     f"the MCP server {self.shown} did not answer {method} within {timeout:g} s"
                 ) from exc
 
-    def _headers(
-        self, method: str | None, params: Mapping[str, Any], *, modern: bool | None = None
-    ) -> dict[str, str]:
-        """The HTTP headers a request carries (a stdio channel ignores them)."""
-        modern = self.modern if modern is None else modern
+    def _headers(self, message: Mapping[str, Any], *, modern: bool) -> dict[str, str]:
+        """The HTTP headers ``message`` carries (a stdio channel ignores them)."""
         if not modern:
             # The handshake itself goes without a version: none is agreed yet.
-            return {} if method == "initialize" else {"MCP-Protocol-Version": self.protocol_version}
-        headers = {"MCP-Protocol-Version": MODERN_VERSION}
-        if method is not None:
-            headers["Mcp-Method"] = method
-            name = params.get("name")
-            if method == "tools/call" and isinstance(name, str):
-                headers["Mcp-Name"] = encode_header(name)
-                arguments = params.get("arguments")
-                for path, header in self._params.get(name, {}).items():
-                    value = param_text(argument_at(arguments, path))
-                    if value is not None:
-                        headers[f"Mcp-Param-{header}"] = encode_header(value)
+            if message.get("method") == "initialize":
+                return {}
+            return {"MCP-Protocol-Version": self.protocol_version}
+        headers = mirrored_headers(message)  # its revision, method and a call's tool name
+        params = message.get("params") or {}
+        name = params.get("name")
+        if message.get("method") == "tools/call" and isinstance(name, str):
+            for path, header in self._params.get(name, {}).items():
+                value = param_text(argument_at(params.get("arguments"), path))
+                if value is not None:
+                    headers[f"Mcp-Param-{header}"] = encode_header(value)
         return headers
 
     def diagnostics(self) -> str:
