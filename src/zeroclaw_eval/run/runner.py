@@ -18,7 +18,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -110,7 +110,14 @@ def execute(
     agent = agent if agent is not None else configured_agent(registry, config)
     provider = mode.provider(case.trace, config)
     available = registry.make_tools()
-    with _team_server(agent, mode, opened) as passed_on:
+    # Most runs replay, with no server of the team's: no per-case bracket to enter.
+    server = agent.mcp_upstream if mode.talks_to_provider else None
+    team_server = (
+        nullcontext()
+        if server is None
+        else _team_server(server, agent.mcp_upstream_timeout_s, opened)
+    )
+    with team_server as passed_on:
         if passed_on is not None:
             available = {**available, **passed_on.tools()}
         tools = mode.tools(available, config)
@@ -150,17 +157,14 @@ def execute(
 
 @contextmanager
 def _team_server(
-    agent: AgentUnderTest, mode: RunMode, opened: Callable[[Closable], None] | None
-) -> Iterator[UpstreamCall | None]:
+    server: Sequence[str] | str, timeout_s: float, opened: Callable[[Closable], None] | None
+) -> Iterator[UpstreamCall]:
     """The agent's own MCP server (``mcp_upstream``) for one case attempt, in a mode
     that talks to a model: reached afresh, so that no state of one case's leaks into
     the next and a server that dies fails only its case, and ended with the attempt."""
-    if agent.mcp_upstream is None or not mode.talks_to_provider:
-        yield None
-        return
     from zeroclaw_eval.toolserver.upstream import UpstreamCall, connect
 
-    upstream = connect(agent.mcp_upstream, agent.mcp_upstream_timeout_s)
+    upstream = connect(server, timeout_s)
     try:
         if opened is not None:
             opened(upstream)  # a start that hangs past case_timeout_s is ended too
