@@ -597,7 +597,8 @@ def test_an_oversized_body_is_refused_before_it_is_read(bridge: ModelBridge) -> 
         with socket.create_connection((host, int(port)), timeout=5) as sock:
             sock.sendall(
                 f"POST /r/{route.token}/v1/chat/completions HTTP/1.1\r\n"
-                f"Host: x\r\nContent-Length: {64 * 1024 * 1024}\r\n\r\n".encode()
+                f"Host: x\r\nAuthorization: Bearer {route.api_key}\r\n"
+                f"Content-Length: {64 * 1024 * 1024}\r\n\r\n".encode()
             )
             answer = sock.recv(4096).decode()
     assert answer.startswith("HTTP/1.1 413 ")

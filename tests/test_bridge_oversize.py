@@ -1,6 +1,5 @@
-"""A request the bridge refuses before routing it (a body too large to read) is still
-recorded on its route: the case fails with the reason, whatever the agent made of
-the 413."""
+"""A request the bridge refuses for its body (too large to read) is recorded on its
+route: the case fails with the reason, whatever the agent made of the 413."""
 
 from __future__ import annotations
 
@@ -42,7 +41,7 @@ def test_an_oversized_body_is_a_413_recorded_on_its_route(bridge: ModelBridge) -
         assert list(route.errors) == ["a request body of 67108864 bytes is too large"]
 
 
-def test_an_oversized_body_on_no_route_is_refused_and_recorded_nowhere(
+def test_a_body_on_no_route_is_refused_unread_and_recorded_nowhere(
     bridge: ModelBridge,
 ) -> None:
     with bridge.open_route("other", never) as route:
@@ -52,5 +51,6 @@ def test_an_oversized_body_on_no_route_is_refused_and_recorded_nowhere(
                 "POST /r/no-such-token/v1/chat/completions HTTP/1.1\r\n"
                 f"Host: x\r\nContent-Length: {64 * 1024 * 1024}\r\n\r\n".encode()
             )
-            assert sock.recv(4096).decode().startswith("HTTP/1.1 413 ")
+            # The route is looked up first: no route, no body read, whatever its size.
+            assert sock.recv(4096).decode().startswith("HTTP/1.1 404 ")
         assert list(route.errors) == []

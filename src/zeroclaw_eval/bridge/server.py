@@ -29,6 +29,10 @@ Endpoints under a route's base URL:
 Whatever the wire format, ``answer`` sees the conversation in the
 chat-completions shape (:class:`BridgeRequest`).
 
+A request's route and key are checked before a byte of its body is read, and a
+body is read only as far as :data:`MAX_BODY_BYTES`, however it is framed
+(:meth:`~zeroclaw_eval.util.loopback.TrackedHandler.read_body`).
+
 Failures never hang and never print: every refusal is an OpenAI-style error
 body (``{"error": {"message", "type", "param", "code"}}``) with a 4xx status, so
 the SDKs raise at once instead of retrying, and every refusal on a known route
@@ -46,7 +50,12 @@ from typing import Any
 from zeroclaw_eval.bridge.chat import serve_chat_completions, serve_models
 from zeroclaw_eval.bridge.wire import CODE_RUN_ERROR, Answer, BridgeRoute, Refusal, Served
 from zeroclaw_eval.errors import one_line
-from zeroclaw_eval.util.loopback import LoopbackServer, RoutedServer, TrackedHandler
+from zeroclaw_eval.util.loopback import (
+    BodyRefused,
+    LoopbackServer,
+    RoutedServer,
+    TrackedHandler,
+)
 
 #: The largest request body the bridge reads (a conversation, not an upload).
 MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -179,7 +188,7 @@ class _Handler(TrackedHandler):
             number < (1, 1) and connection != "keep-alive"
         )
         if headers.get("Expect", "").lower() == "100-continue" and number >= (1, 1):
-            return self.handle_expect_100()
+            return self.handle_expect_100()  # owed until the route and key are checked
         return True
 
     def do_GET(self) -> None:
@@ -200,11 +209,7 @@ class _Handler(TrackedHandler):
     def _serve(self, method: str) -> None:
         route: BridgeRoute | None = None
         try:
-            try:
-                body = self._read_body()
-            except Refusal:  # too large, malformed: still the case's error, if it is one's
-                route = self._route_of_refused()
-                raise
+            # The route and its key first: a stranger's body is never read.
             route, endpoint = self._route()
             self._authorize(route)
             handler = ENDPOINTS.get((method, endpoint.split("/")[0]))
@@ -212,6 +217,10 @@ class _Handler(TrackedHandler):
                 raise Refusal(
                     404, f"the bridge does not serve {method} /v1/{endpoint}", "unknown_url"
                 )
+            try:
+                body = self.read_body(MAX_BODY_BYTES)
+            except BodyRefused as refused:
+                raise Refusal(refused.status, refused.message, None) from None
             status, payload = handler(route, endpoint, body)
         except Refusal as refusal:
             self._refuse(route, refusal)
@@ -225,16 +234,9 @@ class _Handler(TrackedHandler):
     def _refuse(self, route: BridgeRoute | None, refusal: Refusal) -> None:
         if route is not None:
             route.fail(refusal.message)
+        if self.body_unread():  # the rest of the connection is that body: end it
+            self.close_connection = True
         self._send_error(refusal)
-
-    def _route_of_refused(self) -> BridgeRoute | None:
-        """The open route a request refused before it was routed was sent on, when its
-        path names one: the refusal is recorded on it, as every refusal on a route is."""
-        try:
-            route, _ = self._route()
-        except Refusal:
-            return None
-        return route
 
     def _route(self) -> tuple[BridgeRoute, str]:
         """The route the path names and the endpoint under its ``/v1``."""
@@ -262,43 +264,6 @@ class _Handler(TrackedHandler):
                 "a request with a missing or wrong API key (use the route's api_key)",
                 "invalid_api_key",
             )
-
-    def _read_body(self) -> bytes:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            return self._read_chunked()
-        length_text = self.headers.get("Content-Length")
-        if not length_text:
-            return b""
-        try:
-            length = int(length_text)
-        except ValueError:
-            self.close_connection = True
-            raise Refusal(400, "Content-Length is not a number", None) from None
-        if length < 0 or length > MAX_BODY_BYTES:
-            self.close_connection = True
-            raise Refusal(413, f"a request body of {length} bytes is too large", None)
-        return self.rfile.read(length)
-
-    def _read_chunked(self) -> bytes:
-        parts: list[bytes] = []
-        total = 0
-        while True:
-            line = self.rfile.readline(1024).split(b";", 1)[0].strip()
-            try:
-                size = int(line, 16)
-            except ValueError:
-                self.close_connection = True
-                raise Refusal(400, "a malformed chunked request body", None) from None
-            total += size
-            if total > MAX_BODY_BYTES:
-                self.close_connection = True
-                raise Refusal(413, "the request body is too large", None)
-            if size == 0:
-                while self.rfile.readline(1024).strip():
-                    pass  # trailers
-                return b"".join(parts)
-            parts.append(self.rfile.read(size))
-            self.rfile.readline(8)
 
     def _send(self, status: int, payload: dict[str, Any] | list[bytes]) -> None:
         """Send a JSON document, or a list of server-sent events as a chunked stream."""
@@ -346,7 +311,14 @@ class _Handler(TrackedHandler):
         )
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 413: "Too Large"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    413: "Too Large",
+    501: "Not Implemented",
+}
 
 
 def _anthropic_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:

@@ -23,7 +23,10 @@ stream: every reply is one response), in both eras of the protocol
 - ``DELETE``: ends a session.
 
 A request whose ``Origin`` header is not a loopback origin is refused (403), as
-the specification asks of a local server (DNS rebinding).
+the specification asks of a local server (DNS rebinding). A request's route (its
+token is its key) and origin are checked before a byte of its body is read, and
+a body is read only as far as :data:`MAX_BODY_BYTES`, however it is framed
+(:meth:`~zeroclaw_eval.util.loopback.TrackedHandler.read_body`).
 
 Whatever goes wrong on a route is one line of :attr:`ToolRoute.errors` (a
 malformed message, a body too large, a call refused by ``dispatch``, a call on
@@ -66,7 +69,13 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     parse,
     stateless,
 )
-from zeroclaw_eval.util.loopback import LoopbackServer, Route, RoutedServer, TrackedHandler
+from zeroclaw_eval.util.loopback import (
+    BodyRefused,
+    LoopbackServer,
+    Route,
+    RoutedServer,
+    TrackedHandler,
+)
 
 #: The largest request body read: a tool call's arguments, not an upload.
 MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -208,18 +217,21 @@ class _Handler(TrackedHandler):
         self._reply(200, None)
 
     def do_POST(self) -> None:
+        # The route (its token is the key) and the origin first: a stranger's body is
+        # never read.
         route = self._route()
-        try:
-            raw = self._read_body(route)
-        except ProtocolError as error:
-            self._reply(413, error.reply())
-            return
         if route is None:
             self._refuse_unknown_route()
             return
         if not self._local_origin():
             route.fail(f"a request from origin {self.headers.get('Origin')!r} was refused")
             self._reply(403, error_reply(None, INVALID_REQUEST, "origin not allowed"))
+            return
+        try:
+            raw = self.read_body(MAX_BODY_BYTES)
+        except BodyRefused as refused:
+            route.fail(refused.message)
+            self._reply(refused.status, error_reply(None, INVALID_REQUEST, refused.message))
             return
         try:
             message = parse(json.loads(raw.decode("utf-8")))
@@ -377,18 +389,6 @@ class _Handler(TrackedHandler):
             return origin is None
         return (urlsplit(origin).hostname or "") in _LOOPBACK_HOSTS
 
-    def _read_body(self, route: ToolRoute | None) -> bytes:
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = -1
-        if length < 0 or length > MAX_BODY_BYTES:
-            self.close_connection = True
-            if route is not None:
-                route.fail(f"a request body of {length} bytes is too large")
-            raise ProtocolError(INVALID_REQUEST, f"a body of {length} bytes is too large")
-        return self.rfile.read(length)
-
     def _peer_gone(self) -> bool:
         """Whether the client closed its end while its call ran."""
         try:
@@ -406,6 +406,8 @@ class _Handler(TrackedHandler):
             head.append("Content-Type: application/json")
         head.append(f"Content-Length: {len(body)}")
         head.extend(f"{name}: {value}" for name, value in (extra or {}).items())
+        if self.body_unread():  # refused before its body: the rest of the connection is it
+            self.close_connection = True
         if self.close_connection:
             head.append("Connection: close")
         with contextlib.suppress(OSError):
@@ -420,4 +422,5 @@ _REASONS = {
     404: "Not Found",
     405: "Method Not Allowed",
     413: "Content Too Large",
+    501: "Not Implemented",
 }

@@ -12,7 +12,11 @@ that case alone. What they share lives here:
   (:meth:`LoopbackServer.process_request`), so that a client closing its
   connection after every reply does not cost a thread start per request;
 - :class:`TrackedHandler`: the request handler base that registers its
-  connection with the server, for :meth:`LoopbackServer.drop_connections`;
+  connection with the server, for :meth:`LoopbackServer.drop_connections`, and
+  reads a request's body (:meth:`TrackedHandler.read_body`) only when asked:
+  each server checks a request's route (and key) first, so that a stranger's
+  body is never read, and a body is framed strictly (a ``Content-Length`` of
+  digits, or chunks whose sizes are hex digits) under a limit nothing lifts;
 - :class:`RoutedServer`: the lifecycle (start, close, URL, context manager) and
   the route table: open routes by token, and closed routes kept while their
   owner holds them, so that a late request is still recorded against its case.
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import re
 import secrets
 import socket
 import threading
@@ -130,18 +135,134 @@ class LoopbackServer(ThreadingHTTPServer):
         the routes report what went wrong on them."""
 
 
+#: A ``Content-Length``: digits only (``int()`` would take ``+5``, `` 5`` and ``5_0``).
+_LENGTH = re.compile(rb"[0-9]{1,19}")
+#: A chunk size: hex digits only (``int(..., 16)`` would take ``-1``, and read to the end).
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
+#: The longest chunk-size or trailer line read, and how many trailer lines at most.
+_CHUNK_LINE_BYTES = 1024
+_MAX_TRAILERS = 100
+
+
+class BodyRefused(Exception):
+    """A request body a server will not read: the HTTP status to answer, and why.
+
+    The connection is closed after the answer: what is left of the body is never read.
+    """
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
 class TrackedHandler(BaseHTTPRequestHandler):
-    """A handler whose connection the server can shut (HTTP/1.1, keep-alive)."""
+    """A handler whose connection the server can shut (HTTP/1.1, keep-alive), and
+    which reads a request's body only through :meth:`read_body`."""
 
     protocol_version = "HTTP/1.1"
     sys_version = ""
     disable_nagle_algorithm = True  # replies are small; do not wait for ACKs
     server: LoopbackServer
+    # Per request: a "100 Continue" owed once the body may be read, and whether it was.
+    _continue_owed = False
+    _body_read = False
 
     def setup(self) -> None:
         super().setup()
         with self.server.connections_lock:
             self.server.connections.add(self.connection)
+
+    def handle_one_request(self) -> None:
+        self._continue_owed = False
+        self._body_read = False
+        super().handle_one_request()
+
+    def handle_expect_100(self) -> bool:
+        """Owe the client its ``100 Continue`` instead of sending it now: it is sent
+        by :meth:`read_body`, so a client whose route or key is refused is told so
+        before it sends its body."""
+        self._continue_owed = True
+        return True
+
+    def body_unread(self) -> bool:
+        """Whether the request announced a body that was not read: then the
+        connection must close after the answer, the rest of the body unread."""
+        if self._body_read:
+            return False
+        length = self.headers.get("Content-Length")
+        return self.headers.get("Transfer-Encoding") is not None or length not in (None, "0")
+
+    def read_body(self, limit: int) -> bytes:
+        """The request's body, of at most ``limit`` bytes: a ``Content-Length`` of
+        digits, or ``Transfer-Encoding: chunked`` whose every size is hex digits.
+
+        Call it once the request's route and key are checked. Raises
+        :class:`BodyRefused` (413 over the limit, announced or reached; 400 for
+        malformed framing, a body cut short, both framings at once; 501 for another
+        transfer coding), with the connection marked to close.
+        """
+        self._body_read = True
+        try:
+            coding = self.headers.get("Transfer-Encoding")
+            length = self.headers.get("Content-Length")
+            if coding is not None and length is not None:
+                raise BodyRefused(400, "a request with both Transfer-Encoding and Content-Length")
+            if coding is not None:
+                if coding.strip().lower() != "chunked":
+                    raise BodyRefused(501, f"Transfer-Encoding {coding!r} is not supported")
+                self._send_continue()
+                return self._read_chunked(limit)
+            if length is None:
+                return b""
+            if not _LENGTH.fullmatch(length.strip().encode("latin-1", "replace")):
+                raise BodyRefused(400, f"Content-Length {length!r} is not a number of bytes")
+            size = int(length)
+            if size > limit:
+                raise BodyRefused(413, f"a request body of {size} bytes is too large")
+            self._send_continue()
+            body = self.rfile.read(size)
+            if len(body) < size:
+                raise BodyRefused(400, "the request body is cut short")
+            return body
+        except BodyRefused:
+            self.close_connection = True
+            raise
+
+    def _send_continue(self) -> None:
+        if self._continue_owed:
+            self._continue_owed = False
+            self.send_response_only(100)
+            self.end_headers()
+
+    def _read_chunked(self, limit: int) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(_CHUNK_LINE_BYTES + 1)
+            if len(line) > _CHUNK_LINE_BYTES or not line.endswith(b"\n"):
+                raise BodyRefused(400, "a malformed chunked request body (a chunk-size line)")
+            size_text = line.split(b";", 1)[0].strip()
+            if not _CHUNK_SIZE.fullmatch(size_text):
+                raise BodyRefused(
+                    400, f"a malformed chunked request body (chunk size {size_text[:20]!r})"
+                )
+            size = int(size_text, 16)
+            total += size
+            if total > limit:
+                raise BodyRefused(413, f"a request body of more than {limit} bytes is too large")
+            if size == 0:
+                for _ in range(_MAX_TRAILERS):
+                    trailer = self.rfile.readline(_CHUNK_LINE_BYTES + 1)
+                    if len(trailer) > _CHUNK_LINE_BYTES or not trailer.endswith(b"\n"):
+                        raise BodyRefused(400, "a malformed chunked request body (a trailer)")
+                    if not trailer.strip():
+                        return b"".join(parts)
+                raise BodyRefused(400, "a malformed chunked request body (too many trailers)")
+            chunk = self.rfile.read(size)
+            if len(chunk) < size or self.rfile.readline(3) not in (b"\r\n", b"\n"):
+                raise BodyRefused(400, "a malformed chunked request body (a chunk cut short)")
+            parts.append(chunk)
 
     def finish(self) -> None:
         try:
