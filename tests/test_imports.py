@@ -94,6 +94,8 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.util",
         "zeroclaw_eval.util.distinfo",
         "zeroclaw_eval.util.paths",
+        # Every run asks whether it holds a provider key to keep out of what it writes.
+        "zeroclaw_eval.util.redact",
         "zeroclaw_eval.util.strictjson",
         # Tallies the harness's first-use set-up, which a case's time leaves out.
         "zeroclaw_eval.util.warmup",

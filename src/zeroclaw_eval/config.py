@@ -32,6 +32,7 @@ from pydantic import (
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.family import NonEmptyStr
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
+from zeroclaw_eval.util.redact import Secrets
 from zeroclaw_eval.util.wording import MISSING, describe, did_you_mean, dotted, shown
 
 # The validators are built the first time a file is validated: a run with no
@@ -332,6 +333,13 @@ class EvalConfig(BaseModel):
             settings.pop(key, None)
         canonical = json.dumps(settings, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    def secrets(self) -> Secrets:
+        """What the harness holds and never writes nor hands an agent: the value of
+        the variable ``[eval.live] api_key_env`` names, read from the environment now
+        (in any mode: the variable is withheld from agents even in replay)."""
+        named = self.live.api_key_env
+        return Secrets.from_environment(() if named is None else (named,))
 
 
 def _plain(value: Any) -> Any:

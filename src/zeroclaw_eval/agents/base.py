@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
+from zeroclaw_eval.util.redact import NO_SECRETS, Secrets
 
 if TYPE_CHECKING:
     from zeroclaw_eval.bridge.wire import BridgeRequest
@@ -129,7 +130,12 @@ class ModelSide:
     :attr:`AgentUnderTest.needs_bridge` is true (``None`` otherwise);
     ``tool_server`` opens routes of the run's MCP tool server, which serve
     ``tools``, for agents whose :attr:`AgentUnderTest.serves_tools` is true. ``case``
-    names the case in error messages only.
+    names the case in error messages only. ``secrets`` is what the agent must
+    never be handed nor quoted with (the provider's key, the variable holding
+    it): a process started for the agent gets
+    :meth:`~zeroclaw_eval.util.redact.Secrets.environment`, and text quoted from
+    the agent (its stderr, an exception) goes through
+    :meth:`~zeroclaw_eval.util.redact.Secrets.text`.
     """
 
     case: str
@@ -138,6 +144,7 @@ class ModelSide:
     max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS
     bridge: RouteOpener | None = None
     tool_server: ToolRouteOpener | None = None
+    secrets: Secrets = NO_SECRETS
 
 
 class AgentSession(ABC):

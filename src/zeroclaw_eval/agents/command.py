@@ -1,7 +1,8 @@
 """A team's agent in any language, as a command: ``[eval.agent] command = [...]``.
 
 One process per case attempt, in its own process group, in the case workspace,
-with the harness's environment plus ``env`` and the bridge route:
+with the harness's environment (less the variable holding the provider's key:
+the bridge holds it, the agent never needs it) plus ``env`` and the bridge route:
 ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``ZEROCLAW_EVAL_WORKSPACE`` (and
 ``ZEROCLAW_EVAL_MCP_URL``, the case's MCP endpoint, when ``[eval.agent] tools =
 "served"``). The
@@ -13,7 +14,8 @@ protocol is JSON lines, UTF-8, one object per line::
 
 After the last reply the harness closes stdin; the agent must exit 0 within
 ``grace_s`` or its process group is killed. Stderr is the agent's log: kept, and
-its tail quoted in every run error. Anything else on stdout is a run error.
+its tail quoted in every run error, the provider's key redacted from it (as from
+everything quoted of the agent). Anything else on stdout is a run error.
 Whatever happens (an error, the case's time limit, an interruption), the whole
 process group is killed and reaped before the case is left: nothing outlives it.
 
@@ -136,9 +138,10 @@ class CommandSession(BridgedSession):
         self._owner = threading.current_thread()
         # A file, not a pipe: nothing has to drain it, and only its tail is read.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in release
+        self._secrets = side.secrets
         workspace = case_workspace()
         env = {
-            **os.environ,
+            **side.secrets.environment(os.environ),  # the provider's key stays with the bridge
             **QUIET_SDK_ENV,
             **agent.env,
             "OPENAI_BASE_URL": self.route.base_url,
@@ -351,7 +354,8 @@ class CommandSession(BridgedSession):
             with suppress(subprocess.TimeoutExpired):
                 status = self.process.wait(timeout=self._agent.grace_s)
         how = f" ({_ended(status)})" if ended and status is not None else ""
-        return RunError(f"{message}{how}; {self._stderr_note()}")
+        # What the agent said (an error message, a line on stdout) is quoted too.
+        return RunError(self._secrets.text(f"{message}{how}; {self._stderr_note()}"))
 
     def _stderr_note(self) -> str:
         tail = self._stderr_tail()
@@ -367,6 +371,10 @@ class CommandSession(BridgedSession):
             text = os.pread(descriptor, size - start, start).decode("utf-8", "replace")
         except (OSError, ValueError):
             return ""
+        if start > 0:  # the first line read is a line's end: a key there would be cut
+            text = text.partition("\n")[2]
+        # Redacted before it is cut: a cut must not keep half of the provider's key.
+        text = self._secrets.text(text)
         lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
         tail = " | ".join(lines)
         return tail if len(tail) <= STDERR_TAIL_CHARS else "..." + tail[-STDERR_TAIL_CHARS:]

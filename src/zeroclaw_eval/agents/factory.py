@@ -93,6 +93,9 @@ class FactorySession(BridgedSession):
     def __init__(self, side: ModelSide, agent: FactoryAgent) -> None:
         super().__init__(side, serve_tools=agent.serves_tools)
         self._spec = agent.spec
+        # The agent shares the harness's environment, the provider's key included:
+        # whatever it raises is quoted without the key.
+        self._secrets = side.secrets
         self._owner = threading.current_thread()
         self._closed_agent = False
         served = {"mcp_url": self.mcp_url} if self.mcp_url is not None else {}
@@ -109,7 +112,9 @@ class FactorySession(BridgedSession):
         except Exception as exc:  # the team's code: its failure fails this case only
             self._close_routes()
             raise RunError(
-                f"the agent factory {self._spec} raised {type(exc).__name__}: {exc}"
+                self._secrets.text(
+                    f"the agent factory {self._spec} raised {type(exc).__name__}: {exc}"
+                )
             ) from None
         if not callable(getattr(self.agent, "run_turn", None)):
             self._close_routes()
@@ -122,7 +127,9 @@ class FactorySession(BridgedSession):
         try:
             text = self.agent.run_turn(user_input)
         except Exception as exc:
-            raise RunError(f"turn {turn}: the agent raised {type(exc).__name__}: {exc}") from None
+            raise RunError(
+                self._secrets.text(f"turn {turn}: the agent raised {type(exc).__name__}: {exc}")
+            ) from None
         if not isinstance(text, str):
             raise RunError(
                 f"turn {turn}: the agent's run_turn returned {type(text).__name__}, not text"
@@ -136,7 +143,9 @@ class FactorySession(BridgedSession):
             try:
                 close()
             except Exception as exc:
-                raise RunError(f"the agent's close() raised {type(exc).__name__}: {exc}") from None
+                raise RunError(
+                    self._secrets.text(f"the agent's close() raised {type(exc).__name__}: {exc}")
+                ) from None
 
     def release(self) -> None:
         # A Python thread cannot be stopped, nor its object safely closed from another

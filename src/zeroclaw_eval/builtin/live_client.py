@@ -18,7 +18,10 @@ case's ``case_timeout_s``. Each retry is noted for the case report
 (:mod:`zeroclaw_eval.modes.notes`). Timeouts and refused connections are not
 retried: they say the endpoint is wrong or down, and waiting would only hide it.
 Everything that goes wrong is a :class:`~zeroclaw_eval.errors.RunError` for the
-case, with the API key scrubbed from any text it quotes.
+case, with the API key scrubbed from any text it quotes; and every reply, a
+successful one too, has the key redacted from all its text (``content``, the
+reported ``model``, a refusal, tool calls' names, ids and arguments) before the
+agent or any report sees it: a server that echoes the key puts it nowhere.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.modes.base import CaseProvider
 from zeroclaw_eval.modes.notes import case_notes
 from zeroclaw_eval.protocol import Message, ModelReply, Tool, ToolCallRequest
+from zeroclaw_eval.util.redact import Secrets
 
 #: The longest ``Retry-After`` honoured; a server asking for more is waited on this long.
 MAX_RETRY_AFTER_S = 60.0
@@ -94,6 +98,8 @@ class ChatCompletionsClient:
         self.url = config.base_url.rstrip("/") + "/chat/completions"
         self._config = config
         self._api_key = api_key
+        #: The key as text to keep out of every reply and error (a server may echo it).
+        self.secrets = Secrets.of((api_key,))
         self._sleep = sleep
         self._case_deadline = case_deadline
         self._retries_left = config.max_retries
@@ -125,7 +131,8 @@ class ChatCompletionsClient:
                     f"deadline: {self._quote(payload)}"
                 )
             self._retries_left -= 1
-            reason = f"HTTP {status}" + (f", Retry-After {retry_after}" if retry_after else "")
+            asked = f", Retry-After {self._scrub(retry_after)}" if retry_after else ""
+            reason = f"HTTP {status}{asked}"
             self._notes.retried(reason, attempt, delay)
             self._sleep(delay)
 
@@ -194,10 +201,7 @@ class ChatCompletionsClient:
 
     def _scrub(self, value: object) -> str:
         """``value`` as text, without the API key (some servers echo a rejected key)."""
-        text = str(value)
-        if self._api_key:
-            text = text.replace(self._api_key, "[redacted]")
-        return text
+        return self.secrets.text(str(value))
 
 
 class _Deadline:
@@ -458,11 +462,16 @@ class LiveProvider(CaseProvider):
 
     def respond(self, messages: Sequence[Message], tools: Sequence[Tool]) -> ModelReply:
         body = request_body(self._config, messages, tools)
+        secrets = self._client.secrets
         try:
             document = self._client.complete(body)
-            reply = parse_reply(document, self._new_id, max_tokens=self._config.max_tokens)
+            # Redacted once parsed, so that a key the server escaped (in a tool call's
+            # arguments, a JSON text in the JSON) is caught as the agent would read it.
+            reply = secrets.value(
+                parse_reply(document, self._new_id, max_tokens=self._config.max_tokens)
+            )
         except RunError as exc:
-            raise RunError(f"turn {self._turn}: {exc}") from None
+            raise RunError(secrets.text(f"turn {self._turn}: {exc}")) from None
         self._notes.served_by(reply.model)
         return reply
 

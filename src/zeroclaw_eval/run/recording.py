@@ -418,11 +418,13 @@ def _store(
     scripted: RunMode,
     config: EvalConfig,
 ) -> AdmissionError | None:
-    """Write ``document`` to ``target`` as :func:`write_fixture` does; the refusal
-    when it would not be admitted (nothing is then written). A write that fails is
-    the run's error, naming the file."""
+    """Write ``document`` to ``target`` as :func:`write_fixture` does, the provider's
+    key redacted from every text in it (a tool result of the team's server, a reply
+    of a mode that does not redact its own); the refusal when it would not be
+    admitted (nothing is then written). A write that fails is the run's error,
+    naming the file."""
     try:
-        write_fixture(document, target, registry, scripted, config)
+        write_fixture(config.secrets().value(document), target, registry, scripted, config)
     except AdmissionError as exc:
         return exc
     except OSError as exc:

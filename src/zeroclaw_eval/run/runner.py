@@ -43,6 +43,7 @@ from zeroclaw_eval.run.sessions import (
     workers,
 )
 from zeroclaw_eval.run.supervise import Supervisor
+from zeroclaw_eval.util.redact import Secrets
 from zeroclaw_eval.util.warmup import set_up_s
 from zeroclaw_eval.workspace import fresh_workspace
 
@@ -106,16 +107,22 @@ def execute(
     own MCP server (``mcp_upstream``, reached for this attempt alone in a mode that
     talks to a model), as soon as each exists, so that a case abandoned from another
     thread can be closed.
+
+    The record comes back with the provider's key redacted from every text in it
+    (:meth:`~zeroclaw_eval.config.EvalConfig.secrets`), before any check quotes it
+    and cuts it short; neither the agent's processes nor the team's server inherit
+    the variable holding it.
     """
     agent = agent if agent is not None else configured_agent(registry, config)
     provider = mode.provider(case.trace, config)
     available = registry.make_tools()
+    secrets = config.secrets()
     # Most runs replay, with no server of the team's: no per-case bracket to enter.
     server = agent.mcp_upstream if mode.talks_to_provider else None
     team_server = (
         nullcontext()
         if server is None
-        else _team_server(server, agent.mcp_upstream_timeout_s, opened)
+        else _team_server(server, agent.mcp_upstream_timeout_s, opened, secrets)
     )
     with team_server as passed_on:
         if passed_on is not None:
@@ -128,7 +135,7 @@ def execute(
             script = ToolScript(case.trace.tool_results, case.trace.tool_definitions)
             tools = script.tools(tools)
         side = ModelSide(
-            case.name, provider, tools, config.max_tool_iterations, bridge, tool_server
+            case.name, provider, tools, config.max_tool_iterations, bridge, tool_server, secrets
         )
         session = agent.start(side)
         try:
@@ -150,21 +157,25 @@ def execute(
             record = session.record()
             if script is not None:
                 script.finish()
-            return record
+            return secrets.value(record)
         finally:
             session.close()
 
 
 @contextmanager
 def _team_server(
-    server: Sequence[str] | str, timeout_s: float, opened: Callable[[Closable], None] | None
+    server: Sequence[str] | str,
+    timeout_s: float,
+    opened: Callable[[Closable], None] | None,
+    secrets: Secrets,
 ) -> Iterator[UpstreamCall]:
     """The agent's own MCP server (``mcp_upstream``) for one case attempt, in a mode
     that talks to a model: reached afresh, so that no state of one case's leaks into
-    the next and a server that dies fails only its case, and ended with the attempt."""
+    the next and a server that dies fails only its case, and ended with the attempt.
+    A server it starts never inherits ``secrets``' variables."""
     from zeroclaw_eval.toolserver.upstream import UpstreamCall, connect
 
-    upstream = connect(server, timeout_s)
+    upstream = connect(server, timeout_s, secrets)
     try:
         if opened is not None:
             opened(upstream)  # a start that hangs past case_timeout_s is ended too
@@ -312,6 +323,10 @@ def run_cases(
     a case abandoned at its time limit, or cut short by an interruption, has its
     session closed (a command agent's processes are killed).
 
+    The report comes back with the provider's key redacted from every text in it
+    (:meth:`~zeroclaw_eval.config.EvalConfig.secrets`): whatever a case quoted of an
+    agent or a model, every report, history row and page made from it is clean.
+
     ``exitfirst`` (``-x``) begins no case after one that failed (all of a failing
     case's attempts still run); the cases never begun are listed as failed with
     :data:`NOT_RUN`. One case at a time (the replay default) stops at the first
@@ -403,27 +418,32 @@ def run_cases(
             partial = interrupted_report(
                 suite, mode.name, todo, reports, supervisor.started, signum, unit=unit
             )
-            return replace(
-                partial,
-                cases=by_case(partial.cases, repeats),
-                repeats=repeats,
-                ks=ks,
-                agent=agent.run_name,
-                live_settings=mode.generation_settings(config),
+            return config.secrets().value(
+                replace(
+                    partial,
+                    cases=by_case(partial.cases, repeats),
+                    repeats=repeats,
+                    ks=ks,
+                    agent=agent.run_name,
+                    live_settings=mode.generation_settings(config),
+                )
             )
         finally:
             sessions.close_all()
     ordered = tuple(report for report in reports if report is not None)
-    return SuiteReport(
-        suite,
-        by_case(ordered, repeats),
-        mode.name,
-        gating=config.gating,
-        config_digest=config.digest(),
-        repeats=repeats,
-        ks=ks,
-        agent=agent.run_name,
-        live_settings=mode.generation_settings(config),
+    # The one net under every report: what a case quoted of an agent or a model.
+    return config.secrets().value(
+        SuiteReport(
+            suite,
+            by_case(ordered, repeats),
+            mode.name,
+            gating=config.gating,
+            config_digest=config.digest(),
+            repeats=repeats,
+            ks=ks,
+            agent=agent.run_name,
+            live_settings=mode.generation_settings(config),
+        )
     )
 
 

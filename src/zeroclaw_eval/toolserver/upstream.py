@@ -54,6 +54,7 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     param_text,
 )
 from zeroclaw_eval.toolserver.upstream_channel import Channel, NotModern, Unanswered
+from zeroclaw_eval.util.redact import NO_SECRETS, Secrets
 
 #: The stateless revision this client speaks (``server/discover``, ``_meta`` envelope).
 MODERN_VERSION = jsonrpc.STATELESS_VERSIONS[0]
@@ -275,10 +276,16 @@ class Upstream:
 
 
 class StdioChannel(Channel):
-    """One MCP server process, spoken to over stdio."""
+    """One MCP server process, spoken to over stdio.
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    It runs with the harness's environment less ``secrets``' variables (the
+    provider's key: a team's tool server is the agent's code, and what it returns is
+    recorded into fixtures that ship), and its stderr is quoted without their values.
+    """
+
+    def __init__(self, argv: Sequence[str], secrets: Secrets | None = None) -> None:
         self.argv = list(argv)
+        self._secrets = secrets if secrets is not None else NO_SECRETS
         self.shown = shlex.join(self.argv)
         self._replies: dict[int, dict[str, Any]] = {}
         self._arrived = threading.Condition()
@@ -290,6 +297,7 @@ class StdioChannel(Channel):
         try:
             self.process = subprocess.Popen(
                 self.argv,
+                env=self._secrets.environment(os.environ),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
@@ -356,7 +364,8 @@ class StdioChannel(Channel):
                 status = self.process.wait(timeout=1)
         how = "exited" if status is None else f"exited with status {status}"
         self._stderr.seek(0)
-        tail = " | ".join(self._stderr.read().decode("utf-8", "replace").strip().splitlines())
+        text = self._secrets.text(self._stderr.read().decode("utf-8", "replace"))
+        tail = " | ".join(text.strip().splitlines())
         return f"{how}; its stderr ends: {tail[-300:]}" if tail else how
 
     def close(self) -> None:
@@ -376,17 +385,20 @@ class StdioChannel(Channel):
 
 
 def connect(
-    target: Sequence[str] | str, timeout_s: float = DEFAULT_MCP_UPSTREAM_TIMEOUT_S
+    target: Sequence[str] | str,
+    timeout_s: float = DEFAULT_MCP_UPSTREAM_TIMEOUT_S,
+    secrets: Secrets | None = None,
 ) -> Upstream:
     """The server ``target`` names (an argv, or an ``http(s)://`` URL), not yet started:
-    :meth:`Upstream.start` reaches it, :meth:`Upstream.close` ends it."""
+    :meth:`Upstream.start` reaches it, :meth:`Upstream.close` ends it. A server it
+    starts never inherits ``secrets``' variables."""
     channel: Channel
     if isinstance(target, str):
         from zeroclaw_eval.toolserver.upstream_http import HttpChannel
 
         channel = HttpChannel(target)
     else:
-        channel = StdioChannel(target)
+        channel = StdioChannel(target, secrets)
     return Upstream(channel, timeout_s)
 
 
