@@ -90,6 +90,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.run.runner",
         "zeroclaw_eval.run.session",
         "zeroclaw_eval.run.sessions",
+        "zeroclaw_eval.run.signals",
         "zeroclaw_eval.run.supervise",
         "zeroclaw_eval.util",
         "zeroclaw_eval.util.distinfo",

@@ -41,17 +41,21 @@ def errors_to_exit() -> Iterator[None]:
     Every :class:`~zeroclaw_eval.errors.ZeroclawEvalError` is printed as
     ``Error: ...`` on stderr with exit code 1 (a refused suite: one line per
     refused fixture too); a :class:`~zeroclaw_eval.errors.UsageError` is click's
-    usage error (exit 2); Ctrl-C before any report exists exits 130.
+    usage error (exit 2); Ctrl-C before any report exists exits 130, and a signal
+    while the reports were written 128 + its number, with the line saying which
+    reports were written whole (:mod:`zeroclaw_eval.run.signals`).
     """
     from zeroclaw_eval.errors import SuiteLoadError, UsageError, ZeroclawEvalError
 
     try:
         yield
-    except KeyboardInterrupt:
-        # Before a report could exist (plugins still loading): a line, not click's
-        # "Aborted!", and the exit code of a Ctrl-C.
-        click.echo("Error: interrupted by SIGINT", err=True)
-        sys.exit(128 + signal.SIGINT)
+    except KeyboardInterrupt as exc:
+        # Before a report could exist (plugins still loading), or while the reports
+        # were written: a line, not click's "Aborted!", and the signal's exit code.
+        signum = getattr(exc, "signum", signal.SIGINT)
+        said = str(exc) if getattr(exc, "message", "") else ""
+        click.echo(f"Error: {said or f'interrupted by {signal.Signals(signum).name}'}", err=True)
+        sys.exit(128 + signum)
     except UsageError as exc:
         if exc.option is None:
             raise click.UsageError(str(exc)) from None
@@ -98,13 +102,21 @@ def emit(document: str) -> None:
                 data = data[written:]
         stream.flush()
     except OSError as exc:
-        # Point stdout at the null device, so that the interpreter's own flush at
-        # exit does not fail a second time with a traceback.
-        with suppress(OSError, ValueError):  # a stream with no file descriptor
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, stream.fileno())
-            os.close(null)
+        _drop_stdout(stream)
         raise ReportError(f"cannot write the report to stdout: {exc.strerror or exc}") from None
+    except KeyboardInterrupt:  # a signal stopped the write (see zeroclaw_eval.run.signals)
+        _drop_stdout(stream)
+        raise
+
+
+def _drop_stdout(stream: Any) -> None:
+    """Point stdout at the null device, so that the interpreter's own flush at exit
+    neither fails a second time with a traceback nor waits again on a reader that
+    stopped reading."""
+    with suppress(OSError, ValueError):  # a stream with no file descriptor
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)
 
 
 def colour_wanted() -> bool:

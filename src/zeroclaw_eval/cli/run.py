@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,8 +127,9 @@ def run(
     The run is appended to the history (see `zeroclaw eval history`) unless --no-history.
     """
     from zeroclaw_eval.run.session import RunRequest
+    from zeroclaw_eval.run.signals import ReportsInterrupted, SuiteInterrupted, run_signals
 
-    with errors_to_exit():
+    with errors_to_exit(), run_signals():  # from the start: CI may cancel a job any time
         request = RunRequest(
             paths=paths,
             suite=suite,
@@ -149,7 +151,14 @@ def run(
         )
         if quiet and verbose:
             raise click.UsageError("-q and -v contradict each other")
-        session = open_session(config_path, blocked)
+        try:
+            session = open_session(config_path, blocked)
+        except SuiteInterrupted as stopped:
+            name = signal.Signals(stopped.signum).name
+            raise ReportsInterrupted(
+                stopped.signum,
+                f"interrupted by {name} while the plugins loaded: no report was written",
+            ) from None
         report = session.run(
             request,
             emit=emit,

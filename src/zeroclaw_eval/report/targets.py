@@ -117,18 +117,28 @@ def check_writable(targets: Sequence[ReportTarget]) -> None:
 
 
 def write_reports(targets: Sequence[ReportTarget], report: SuiteReport) -> None:
-    """Render ``report`` with each target's formatter into its file (UTF-8).
+    """Render ``report`` with each target's formatter into its file (UTF-8): see
+    :func:`write_report`; a ``FORMAT:-`` target is left to the CLI, which prints it.
 
     Raises :class:`ConfigError` naming the path when one cannot be written, and
     :class:`~zeroclaw_eval.errors.ReportError` naming a formatter that fails.
     """
     for target in targets:
-        if target.to_stdout:
-            continue  # the CLI prints it as the report on stdout
-        text = render(target.formatter, report, target.plugin)
-        try:
-            target.path.parent.mkdir(parents=True, exist_ok=True)
-            # backslashreplace: a lone surrogate in a detail must not lose the report.
-            write_whole(target.path, text, errors="backslashreplace")
-        except OSError as exc:
-            raise target.cannot_write(exc) from None
+        if not target.to_stdout:
+            write_report(target, report)
+
+
+def write_report(target: ReportTarget, report: SuiteReport) -> None:
+    """Render ``report`` with ``target``'s formatter into its file (UTF-8), whole or
+    not at all (an interruption leaves the file as it was).
+
+    Raises :class:`ConfigError` naming the path when it cannot be written, and
+    :class:`~zeroclaw_eval.errors.ReportError` naming a formatter that fails.
+    """
+    text = render(target.formatter, report, target.plugin)
+    try:
+        target.path.parent.mkdir(parents=True, exist_ok=True)
+        # backslashreplace: a lone surrogate in a detail must not lose the report.
+        write_whole(target.path, text, errors="backslashreplace")
+    except OSError as exc:
+        raise target.cannot_write(exc) from None

@@ -15,13 +15,11 @@ and nothing here formats.
 from __future__ import annotations
 
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
@@ -42,6 +40,7 @@ from zeroclaw_eval.run.sessions import (
     tool_server,
     workers,
 )
+from zeroclaw_eval.run.signals import SuiteInterrupted
 from zeroclaw_eval.run.supervise import Supervisor
 from zeroclaw_eval.util.redact import Secrets
 from zeroclaw_eval.util.warmup import set_up_s
@@ -50,39 +49,6 @@ from zeroclaw_eval.workspace import fresh_workspace
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
     from zeroclaw_eval.toolserver.upstream import UpstreamCall
-
-
-class SuiteInterrupted(KeyboardInterrupt):
-    """A signal asked the suite to stop; :func:`run_cases` then returns a partial report.
-
-    Ctrl-C arrives as a plain :class:`KeyboardInterrupt` (``SIGINT``); the CLI turns
-    ``SIGTERM`` into this, carrying the signal.
-    """
-
-    def __init__(self, signum: int = signal.SIGINT) -> None:
-        self.signum = signum
-        super().__init__(signal.Signals(signum).name)
-
-
-@contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """While cases run, SIGTERM (how CI cancels a job) stops the suite as Ctrl-C does:
-    with a partial report marked interrupted, instead of no report at all.
-
-    Signal handlers can only be set from the main thread; elsewhere this does nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise SuiteInterrupted(signum)
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def execute(

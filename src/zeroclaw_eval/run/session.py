@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.report.formatter import Formatter
     from zeroclaw_eval.report.targets import ReportTarget
     from zeroclaw_eval.run.runner import Progress
+    from zeroclaw_eval.run.signals import RunSignals
     from zeroclaw_eval.selection.keyword import Expression
     from zeroclaw_eval.selection.shard import ShardSpec
 
@@ -386,8 +387,8 @@ class Session:
         progress: Progress | None = None,
         admitted: Callable[[], None] | None = None,
     ) -> SuiteReport:
-        """Run a request whole: admit, select, run, then report on stdout (``emit``),
-        into every report file, and into the history. Returns the report; its
+        """Run a request whole: admit, select, run, then report into every report
+        file, on stdout (``emit``) and into the history. Returns the report; its
         :meth:`~zeroclaw_eval.report.model.SuiteReport.exit_code` is the verdict.
 
         Report files are checked writable and the history is opened before any
@@ -395,8 +396,10 @@ class Session:
         when the format is machine-readable, and in every file), then its
         :class:`SuiteLoadError` is raised; ``warn`` is told what could not be
         written then. Ctrl-C or SIGTERM while the suite loads returns a report that
-        says so; SIGTERM while cases run stops them as Ctrl-C does (see
-        :func:`~zeroclaw_eval.run.runner.sigterm_interrupts`).
+        says so; while cases run, either stops them with a partial report; while
+        the reports are written, it is held, so that each report is written whole,
+        and then raises :class:`~zeroclaw_eval.run.signals.ReportsInterrupted`
+        saying so (see :mod:`zeroclaw_eval.run.signals`).
         """
         from zeroclaw_eval.history.recorder import filed_under, open_run_history
 
@@ -408,21 +411,21 @@ class Session:
         directory = self.suite_dir(request.suite)
         label = self._label(request.paths, directory)
         sharded = (request.shard.index, request.shard.count) if request.shard else None
-        from zeroclaw_eval.run.runner import SuiteInterrupted, sigterm_interrupts
+        from zeroclaw_eval.run.signals import ReportsInterrupted, SuiteInterrupted, run_signals
 
-        with open_run_history(
-            self.loaded,
-            request.history,
-            request.no_history,
-            directory,
-            filed_under(directory, request.paths, label),
-        ) as recorder:
+        with (
+            open_run_history(
+                self.loaded,
+                request.history,
+                request.no_history,
+                directory,
+                filed_under(directory, request.paths, label),
+            ) as recorder,
+            run_signals() as signals,  # CI cancels a job with a signal, loading or not
+        ):
             try:
-                with sigterm_interrupts():  # CI cancels a job with SIGTERM, loading or not
-                    cases = self.admit(plan, request.paths, directory, admitted=admitted)
-                    selected, suite_total, selected_total = self._select(
-                        request, plan, cases, recorder
-                    )
+                cases = self.admit(plan, request.paths, directory, admitted=admitted)
+                selected, suite_total, selected_total = self._select(request, plan, cases, recorder)
             except SuiteLoadError as exc:
                 errors = (str(exc), *exc.problems)
                 failed = SuiteReport(label, (), plan.config.mode, errors, shard=sharded)
@@ -430,8 +433,8 @@ class Session:
                 # files); a failure there is reported, and the load error still is.
                 machine_readable = plan.formatter is not None and plan.formatter.machine_readable
                 try:
-                    self._report(plan, failed, emit if machine_readable else None)
-                except ZeroclawEvalError as failure:
+                    self._report(plan, failed, emit if machine_readable else None, signals)
+                except (ZeroclawEvalError, ReportsInterrupted) as failure:
                     if warn is not None:
                         warn(str(failure))
                 raise
@@ -449,12 +452,15 @@ class Session:
                     interrupted=name,
                     shard=sharded,
                 )
-                self._report(plan, report, emit)
-                return report
-            with sigterm_interrupts():
-                report = self.run_cases(
-                    plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
-                )
+                try:
+                    self._report(plan, report, emit, signals)
+                except ReportsInterrupted as stopped:
+                    if not stopped.whole:
+                        raise  # a report was not written whole: said on the way out
+                return report  # interrupted already: its exit code says so
+            report = self.run_cases(
+                plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
+            )
             report = replace(
                 report,
                 shard=sharded,
@@ -462,8 +468,7 @@ class Session:
                 selected_total=selected_total,
                 keyword=request.keyword.text if request.keyword is not None else None,
             )
-            self._report(plan, report, emit)
-            recorder.append(report, self.pm)
+            self._report(plan, report, emit, signals, recorder)
             return report
 
     def _select(
@@ -482,14 +487,48 @@ class Session:
         selected = select(cases, request.keyword, request.shard, durations)
         return selected.cases, selected.suite_total, selected.selected_total
 
-    def _report(self, plan: Plan, report: SuiteReport, emit: Emit | None) -> None:
-        """``report`` on stdout (when ``emit`` is given), then into every report file."""
-        if emit is not None and plan.formatter is not None:
-            emit(self.render(plan.formatter, report))
-        if plan.targets:  # the module that writes them is imported only when there are some
-            from zeroclaw_eval.report.targets import write_reports
+    def _report(
+        self,
+        plan: Plan,
+        report: SuiteReport,
+        emit: Emit | None,
+        signals: RunSignals,
+        recorder: RunRecorder | None = None,
+    ) -> None:
+        """``report`` into every report file, then on stdout (when ``emit`` is given),
+        then into the history (``recorder``), with signals held (see
+        :meth:`~zeroclaw_eval.run.signals.RunSignals.writing`).
 
-            write_reports(plan.targets, report)
+        The files come first: they are written whole in milliseconds, where stdout
+        may wait on a slow reader. A file that cannot be written does not keep the
+        report from stdout: its error is raised once stdout has it.
+        """
+        files = [target for target in plan.targets if not target.to_stdout]
+        printed = emit is not None and plan.formatter is not None
+        names = [target.spec for target in files] + ["stdout"] * printed
+        recorded = recorder is not None and recorder.history is not None and bool(report.cases)
+        names += ["the history"] * recorded
+        with signals.writing(names) as writing:
+            unwritten: ZeroclawEvalError | None = None
+            if files:  # the module that writes them is imported only when there are some
+                from zeroclaw_eval.report.targets import write_report
+
+                for target in files:
+                    try:
+                        with writing.step(target.spec):
+                            write_report(target, report)
+                    except ZeroclawEvalError as exc:
+                        unwritten = unwritten or exc
+            if printed:
+                assert emit is not None and plan.formatter is not None
+                with writing.step("stdout"):
+                    emit(self.render(plan.formatter, report))
+            if unwritten is not None:
+                raise unwritten
+            if recorded:
+                assert recorder is not None
+                with writing.step("the history"):
+                    recorder.append(report, self.pm)
 
     def _label(self, paths: Sequence[Path], directory: Path) -> str:
         """How the report names the suite: the suite directory, or the PATH arguments."""

@@ -1,0 +1,238 @@
+"""A signal at any moment of a run leaves every report whole, or not written and said
+so on stderr, and the exit code non-zero: a real ``zeroclaw`` subprocess, its stdout a
+pipe read slowly (or not at all), a ``--report`` file, and a real SIGTERM or SIGINT.
+
+Before: SIGTERM while stdout was written cut the JSON at the pipe's 64 KiB, the
+``--report`` file was never written, stderr was empty, and the process died by the
+signal (143)."""
+
+from __future__ import annotations
+
+import array
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+from zeroclaw_eval.run.signals import REPORT_GRACE_S
+
+from .conftest import ZEROCLAW
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and pipes")
+
+#: Cases in the suite: a JSON report of about 500 kB, many times a pipe's buffer.
+CASES = 400
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("signals") / "suite"
+    directory.mkdir()
+    for index in range(CASES):
+        case = {
+            "model_name": f"case-{index:03}-" + "n" * 100,
+            "turns": [
+                {
+                    "user_input": "hi",
+                    "steps": [{"response": {"type": "text", "content": "hello there"}}],
+                }
+            ],
+            "expects": {"response_contains": ["hello"]},
+        }
+        (directory / f"c{index:03}.json").write_text(json.dumps(case), encoding="utf-8")
+    return directory
+
+
+class Run:
+    """``zeroclaw eval run --format json --report json:report.json``, its stdout a pipe
+    this test reads as slowly as it likes."""
+
+    def __init__(self, directory: Path, suite: Path, *extra: str) -> None:
+        self.directory = directory
+        self.report = directory / "report.json"
+        report = ["--report", f"json:{self.report}"]
+        self.process = subprocess.Popen(
+            [
+                str(ZEROCLAW),
+                "eval",
+                "run",
+                "--suite",
+                str(suite),
+                "--format",
+                "json",
+                *report,
+                *extra,
+            ],
+            cwd=directory,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert self.process.stdout is not None
+        self.stdout = self.process.stdout.fileno()
+        self.read = bytearray()
+
+    def pending(self) -> int:
+        """Bytes written to the pipe and not read yet."""
+        held = array.array("i", [0])
+        fcntl.ioctl(self.stdout, termios.FIONREAD, held)
+        return held[0]
+
+    def wait_until_stdout_blocks(self) -> None:
+        """Until the harness is blocked writing stdout: the pipe full, and staying so."""
+        deadline = time.monotonic() + 60
+        last, steady = -1, 0
+        while steady < 4:
+            assert time.monotonic() < deadline and self.process.poll() is None
+            now = self.pending()
+            steady = steady + 1 if now == last and now > 0 else 0
+            last = now
+            time.sleep(0.05)
+
+    def read_slowly(self, size: int = 4096, pause_s: float = 0.002) -> None:
+        """Read stdout to its end, ``size`` bytes at a time."""
+        while chunk := os.read(self.stdout, size):
+            self.read += chunk
+            time.sleep(pause_s)
+
+    def read_until(self, count: int) -> None:
+        while len(self.read) < count:
+            chunk = os.read(self.stdout, 4096)
+            assert chunk
+            self.read += chunk
+
+    def finish(self) -> tuple[int, str]:
+        self.read_slowly(65536, 0)
+        assert self.process.stderr is not None
+        stderr = self.process.stderr.read().decode()
+        return self.process.wait(timeout=60), stderr
+
+
+def whole_json(data: bytes | str) -> dict[str, object]:
+    document: dict[str, object] = json.loads(data)
+    assert document["total"] == CASES
+    return document
+
+
+def test_sigterm_while_stdout_is_blocked_writes_every_report_whole_and_says_so(
+    tmp_path: Path, suite: Path
+) -> None:
+    run = Run(tmp_path, suite, "--no-history")
+    run.wait_until_stdout_blocks()  # 64 KiB sent, the rest waiting on this reader
+    run.process.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    run.read_slowly()
+    code, stderr = run.finish()
+
+    assert code == 143
+    assert whole_json(run.read)["all_passed"] is True  # every case ran and passed
+    assert whole_json(run.report.read_text(encoding="utf-8"))["all_passed"] is True
+    assert stderr == (
+        "Error: interrupted by SIGTERM while the reports were written: each was written "
+        f"whole (json:{run.report}, stdout)\n"
+    )
+
+
+def test_sigint_while_a_slow_reader_is_half_way_lists_the_history_too(
+    tmp_path: Path, suite: Path
+) -> None:
+    history = tmp_path / "history.sqlite"
+    run = Run(tmp_path, suite, "--history", str(history))
+    run.read_until(100_000)  # the reader is half way through the document
+    run.process.send_signal(signal.SIGINT)
+    run.read_slowly()
+    code, stderr = run.finish()
+
+    assert code == 130
+    whole_json(run.read)
+    whole_json(run.report.read_text(encoding="utf-8"))
+    assert stderr.endswith(f"whole (json:{run.report}, stdout, the history)\n"), stderr
+    listed = subprocess.run(
+        [str(ZEROCLAW), "eval", "history", "--history", str(history), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert len(json.loads(listed.stdout)["runs"]) == 1
+
+
+def test_a_second_signal_stops_the_writing_and_says_what_was_not_written(
+    tmp_path: Path, suite: Path
+) -> None:
+    run = Run(tmp_path, suite, "--no-history")
+    run.wait_until_stdout_blocks()
+    run.process.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    run.process.send_signal(signal.SIGTERM)  # "now, please"
+    code, stderr = run.finish()
+
+    assert code == 143
+    assert stderr == (
+        "Error: interrupted by SIGTERM while the reports were written, and stopped (a "
+        f"second SIGTERM): written whole: json:{run.report}; cut short: stdout\n"
+    )
+    whole_json(run.report.read_text(encoding="utf-8"))  # the file came first, whole
+    with pytest.raises(ValueError):
+        json.loads(run.read)  # cut, and said so
+
+
+def test_a_reader_that_stops_reading_is_given_the_grace_then_left(
+    tmp_path: Path, suite: Path
+) -> None:
+    run = Run(tmp_path, suite, "--no-history")
+    run.wait_until_stdout_blocks()
+    signalled = time.monotonic()
+    run.process.send_signal(signal.SIGTERM)
+    # Nobody reads: the harness exits on its own once the grace is out.
+    code = run.process.wait(timeout=REPORT_GRACE_S + 30)
+    waited = time.monotonic() - signalled
+    _, stderr = run.finish()
+
+    assert code == 143 and waited >= REPORT_GRACE_S
+    assert stderr.startswith(
+        "Error: interrupted by SIGTERM while the reports were written, and stopped "
+        f"(not done within {REPORT_GRACE_S:g} s): written whole: json:{run.report}; "
+        "cut short: stdout"
+    )
+    whole_json(run.report.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.7, 1.0, 1.5, 2.5])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_a_signal_at_any_moment_leaves_each_report_whole_or_says_it_is_not(
+    tmp_path: Path, suite: Path, delay_s: float, signum: int
+) -> None:
+    """Starting, loading, running, writing the file, writing stdout: wherever the
+    signal lands, a report is whole, or stderr names it as not written. Nothing is
+    read before the signal, so the run cannot have ended by then (its report is
+    many times the pipe's buffer); the reader then reads slowly."""
+    run = Run(tmp_path, suite, "--no-history")
+    time.sleep(delay_s)
+    run.process.send_signal(signum)
+    run.read_slowly(4096, 0.005)
+    code, stderr = run.finish()
+
+    assert code != 0, stderr
+    assert "Traceback" not in stderr
+    if code in (-signum, 1):  # before the command answers signals: the interpreter starting
+        assert code == -signum or stderr.strip() == "Aborted!", stderr
+        assert run.read == b"" and not run.report.exists()
+        return
+    assert code == 128 + signum, stderr
+    lines = stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), stderr
+    if lines[0].endswith("no report was written"):
+        assert run.read == b"" and not run.report.exists()
+        return
+    unwritten = lines[0].partition("cut short: ")[2] + lines[0].partition("not written: ")[2]
+    if "stdout" not in unwritten:
+        document = json.loads(run.read)
+        assert document["interrupted"] in (None, signal.Signals(signum).name)
+    if str(run.report) not in unwritten:
+        json.loads(run.report.read_text(encoding="utf-8"))
