@@ -17,7 +17,10 @@ After the last reply the harness closes stdin; the agent must exit 0 within
 its tail quoted in every run error, the provider's key redacted from it (as from
 everything quoted of the agent). Anything else on stdout is a run error.
 Whatever happens (an error, the case's time limit, an interruption), the whole
-process group is killed and reaped before the case is left: nothing outlives it.
+process group is killed and reaped before the case is left, and so is every
+process the agent started that left the group (a daemon that called ``setsid``):
+each carries the case's mark (``ZEROCLAW_EVAL_CASE``) and, on Linux, the harness
+is their subreaper, so a sweep finds them (:mod:`zeroclaw_eval.util.processes`).
 
 An agent that cannot start fails fast: the process exiting is noticed at once,
 even while something it started still holds its stdout open (a wrapper script
@@ -46,6 +49,7 @@ from zeroclaw_eval.agents.base import MCP_URL_ENV, ModelSide
 from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
+from zeroclaw_eval.util.processes import Mark, adopt_orphans
 from zeroclaw_eval.workspace import case_workspace
 
 #: The longest line the agent may print on stdout.
@@ -139,6 +143,11 @@ class CommandSession(BridgedSession):
         # A file, not a pipe: nothing has to drain it, and only its tail is read.
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in release
         self._secrets = side.secrets
+        # Every process of the case carries its mark, and an orphan among them comes
+        # back to the harness instead of init: the sweep at the end finds them all.
+        adopt_orphans()
+        self._mark = Mark()
+        self._swept = False
         workspace = case_workspace()
         env = {
             **side.secrets.environment(os.environ),  # the provider's key stays with the bridge
@@ -157,7 +166,7 @@ class CommandSession(BridgedSession):
             self.process = subprocess.Popen(
                 agent.argv,
                 cwd=workspace,
-                env=env,
+                env=self._mark.environment(env),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
@@ -169,6 +178,7 @@ class CommandSession(BridgedSession):
             raise RunError(
                 f"the agent command {agent.shown} could not start: {exc.strerror or exc}"
             ) from None
+        self._mark.lead(self.process.pid)
         self._started = time.monotonic()
         self._stdin: IO[bytes] = self.process.stdin  # type: ignore[assignment]
         self._stdout: IO[bytes] = self.process.stdout  # type: ignore[assignment]
@@ -337,11 +347,16 @@ class CommandSession(BridgedSession):
     def _kill(self) -> None:
         with self._lock:
             # The group may outlive its leader (a child it spawned): kill it whatever
-            # the leader's state, then reap the leader.
+            # the leader's state, then reap the leader; then whatever left the group.
             with suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             with suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5)
+            # Once the leader is gone, one sweep kills the rest for good: nothing is
+            # left to start another (finish, then release, would sweep twice).
+            if not self._swept:
+                self._mark.sweep()
+                self._swept = self.process.returncode is not None
 
     def _failure(self, message: str, *, ended: bool = False) -> RunError:
         """``message``, with how the process ended and the tail of its stderr.

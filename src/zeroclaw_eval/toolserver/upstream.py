@@ -54,6 +54,7 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     param_text,
 )
 from zeroclaw_eval.toolserver.upstream_channel import Channel, NotModern, Unanswered
+from zeroclaw_eval.util.processes import Mark, adopt_orphans
 from zeroclaw_eval.util.redact import NO_SECRETS, Secrets
 
 #: The stateless revision this client speaks (``server/discover``, ``_meta`` envelope).
@@ -281,11 +282,14 @@ class StdioChannel(Channel):
     It runs with the harness's environment less ``secrets``' variables (the
     provider's key: a team's tool server is the agent's code, and what it returns is
     recorded into fixtures that ship), and its stderr is quoted without their values.
+    It is marked as a command agent is (:class:`~zeroclaw_eval.util.processes.Mark`),
+    so that closing it ends what it started too, a daemon that left its group included.
     """
 
     def __init__(self, argv: Sequence[str], secrets: Secrets | None = None) -> None:
         self.argv = list(argv)
         self._secrets = secrets if secrets is not None else NO_SECRETS
+        self._mark = Mark()
         self.shown = shlex.join(self.argv)
         self._replies: dict[int, dict[str, Any]] = {}
         self._arrived = threading.Condition()
@@ -294,10 +298,11 @@ class StdioChannel(Channel):
         self.process: subprocess.Popen[bytes] | None = None
 
     def open(self) -> None:
+        adopt_orphans()
         try:
             self.process = subprocess.Popen(
                 self.argv,
-                env=self._secrets.environment(os.environ),
+                env=self._mark.environment(self._secrets.environment(os.environ)),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
@@ -307,6 +312,7 @@ class StdioChannel(Channel):
             raise RunError(
                 f"the MCP server {self.shown} could not start: {exc.strerror or exc}"
             ) from None
+        self._mark.lead(self.process.pid)
         threading.Thread(target=self._read, name="zeroclaw-eval-mcp-upstream", daemon=True).start()
 
     def timed_out_means_legacy(self) -> bool:
@@ -376,6 +382,7 @@ class StdioChannel(Channel):
                 os.killpg(process.pid, signal.SIGKILL)
             with suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=5)
+            self._mark.sweep()
             for stream in (process.stdin, process.stdout):
                 with suppress(OSError, ValueError):
                     if stream is not None:
