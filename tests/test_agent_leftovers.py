@@ -261,7 +261,7 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()
 import time
-while not os.listdir(sleepers):
+while not any(name.endswith(".pid") for name in os.listdir(sleepers)):
     time.sleep(0.01)
 sys.exit(4)
 """.replace("SLEEP", repr(SLEEP))
