@@ -123,9 +123,14 @@ def execute(
         tools = mode.tools(available, config)
         script = None
         if case.trace.tool_results is not None or case.trace.tool_definitions is not None:
-            from zeroclaw_eval.case.scripted import ToolScript  # only fixtures that script
+            # Only fixtures that script tools pay for this import.
+            from zeroclaw_eval.case.scripted import ToolScript, scripted_arguments
 
-            script = ToolScript(case.trace.tool_results, case.trace.tool_definitions)
+            script = ToolScript(
+                case.trace.tool_results,
+                case.trace.tool_definitions,
+                scripted_arguments(case.trace),
+            )
             tools = script.tools(tools)
         side = ModelSide(
             case.name, provider, tools, config.max_tool_iterations, bridge, tool_server
