@@ -11,6 +11,11 @@ in one of two styles:
   *user* message, ``Observation:\\n`` then each result stripped, joined with a
   newline, in the order of their call ids; a task message ``New task:\\n...``.
 
+- ``code``: as smolagents' ``CodeAgent``, the model asks for no tool call: its text
+  holds lines ``call: NAME {json arguments}``, which the agent runs, showing the
+  model their printed results in a user message; a text with no such line is the
+  answer.
+
 With ``answer_tool`` set (``final_answer``), the agent offers the model that tool
 of its own and ends the turn with its ``answer`` argument, as smolagents does.
 ``reverse`` dispatches the calls of a step in reverse order, as a framework
@@ -110,6 +115,20 @@ class LoopAgent:
         self.messages.append({"role": "user", "content": task})
         while True:
             message = self.ask()
+            if self.style == "code":
+                lines = [
+                    line[len("call: ") :].split(" ", 1)
+                    for line in (message.get("content") or "").splitlines()
+                    if line.startswith("call: ")
+                ]
+                self.messages.append({"role": "assistant", "content": message["content"]})
+                if not lines:
+                    return str(message["content"])
+                printed = [self.run_tool(name, json.loads(args))[0] for name, args in lines]
+                self.messages.append(
+                    {"role": "user", "content": "Observation:\n" + "\n".join(printed)}
+                )
+                continue
             calls = message.get("tool_calls") or []
             if not calls:
                 self.messages.append({"role": "assistant", "content": message["content"]})
@@ -173,5 +192,22 @@ make_observing_padder = _factory(
 make_observing_truncator = _factory(
     style="observation", answer_tool=True, alter=lambda name, text, ok: text[:16]
 )
+make_coder = _factory(style="code")
 make_padder = _factory(alter=lambda name, text, ok: text + "\nfallback: 12 C")
 make_truncator = _factory(alter=lambda name, text, ok: text[:16])
+make_bracketing = _factory(alter=lambda name, text, ok: f"[{text}]" if ok else f"[error] {text}")
+
+
+def make_chatty(*, base_url: str, api_key: str, workspace: Path, mcp_url: str | None = None) -> Any:
+    """The honest agent, printing to stdout as a team's debugging agent does, from
+    Python and from a child process that inherits the descriptor."""
+    import subprocess
+    import sys
+
+    class Chatty(LoopAgent):
+        def run_turn(self, user_input: str) -> str:
+            print(f"debug: turn {user_input!r}")
+            subprocess.run([sys.executable, "-c", "print('debug from a child')"], check=True)
+            return super().run_turn(user_input)
+
+    return Chatty(base_url, api_key, mcp_url)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from zeroclaw_eval.cli.common import (
+    StdoutKept,
     collector_resumed,
     colour_wanted,
     config_option,
@@ -150,11 +151,17 @@ def run(
         if quiet and verbose:
             raise click.UsageError("-q and -v contradict each other")
         session = open_session(config_path, blocked)
-        report = session.run(
-            request,
-            emit=emit,
-            warn=warn,
-            progress=progress_line(),
-            admitted=collector_resumed,
-        )
+        with StdoutKept() as kept:
+
+            def emit_report(document: str) -> None:
+                kept.restore()
+                emit(document)
+
+            report = session.run(
+                request,
+                emit=emit_report,
+                warn=warn,
+                progress=progress_line(),
+                admitted=collector_resumed,
+            )
     sys.exit(report.exit_code())
