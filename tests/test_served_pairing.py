@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval.agents.served import Dispatch, ServedRecord, ServedTools, pair, pairing_checks
+from zeroclaw_eval.agents.wire import WireCall
 from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord
 from zeroclaw_eval.protocol import ToolResult
@@ -23,9 +24,9 @@ from zeroclaw_eval.protocol import ToolResult
 
 def asked(
     turn: int, name: str, call_id: str, result: str = "ok", sent: bool = True, **arguments: Any
-) -> RecordedCall:
+) -> WireCall:
     """A call the model asked for, with the result the agent sent back (``sent``)."""
-    return RecordedCall(turn, call_id, name, arguments, result, sent)
+    return WireCall(turn, 0, call_id, name, arguments, 0, result if sent else None)
 
 
 def ran(turn: int, name: str, result: str = "ok", ok: bool = True, **arguments: Any) -> Dispatch:
@@ -49,7 +50,11 @@ def test_an_honest_agent_passes_the_four_checks() -> None:
             True,
             "every dispatch carried the model's arguments",
         ),
-        ("served_tools: results sent back", True, "every result reached the model as returned"),
+        (
+            "served_tools: results sent back",
+            True,
+            "every result reached the model whole, as returned",
+        ),
     ]
 
 
@@ -131,7 +136,7 @@ def test_a_result_not_sent_back_fails_its_check() -> None:
     assert [passed for _, passed, _ in found] == [True, True, True, False]
 
 
-def test_a_changed_result_fails_its_check_and_a_wrapped_one_passes() -> None:
+def test_a_changed_result_fails_its_check_and_so_does_one_with_text_added_or_cut() -> None:
     found = checks([asked(0, "echo", "c1", "bye")], [ran(0, "echo", "hello")])
     assert found[3] == (
         "served_tools: results sent back",
@@ -143,8 +148,22 @@ def test_a_changed_result_fails_its_check_and_a_wrapped_one_passes() -> None:
         "turn 0: 'echo' call 'c1': the tool returned (an error) 'boom', "
         "the agent sent the model 'bye'"
     )
-    wrapped = checks([asked(0, "echo", "c1", "tool said: hello!")], [ran(0, "echo", "hello")])
-    assert wrapped[3][1] is True
+    # Compared whole: a result with text added, or cut short, is not the result.
+    padded = checks([asked(0, "echo", "c1", "hello (cached)")], [ran(0, "echo", "hello")])
+    assert padded[3][:2] == ("served_tools: results sent back", False)
+    result = "Paris, France: population 2,102,650 (2023); mayor Anne Hidalgo"
+    cut = checks([asked(0, "echo", "c1", result[:16])], [ran(0, "echo", result)])
+    assert cut[3] == (
+        "served_tools: results sent back",
+        False,
+        f"turn 0: 'echo' call 'c1': the tool returned {result!r}, the agent sent the model "
+        f"{result[:16]!r}",
+    )
+    long = result * 3
+    ends = checks([asked(0, "echo", "c1", long + "!")], [ran(0, "echo", long)])
+    # The quote shows where the two part: at the end here.
+    assert ends[3][2].endswith("'...") is False
+    assert "Hidalgo!'" in ends[3][2]
 
 
 def test_a_check_lists_three_findings_then_counts_the_rest() -> None:
@@ -160,16 +179,12 @@ def test_a_check_lists_three_findings_then_counts_the_rest() -> None:
 def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -> None:
     # The pairing alone, without a route: record() reads only the dispatches.
     served = object.__new__(ServedTools)
+    served._tools = {"echo": None, "rm": None}  # type: ignore[dict-item]
     served.dispatches = [ran(0, "echo", "hello", message="hello"), ran(0, "rm", "gone", ok=False)]
     request = ModelRequest(0, 0, [{"role": "user", "content": "Echo hello"}], [], api="chat")
-    wire = RunRecord(
-        responses=["done"],
-        calls=[asked(0, "echo", "call_7", "hello", message="hello")],
-        input_tokens=3,
-        output_tokens=4,
-        requests=[request],
-    )
-    record = served.record(wire)
+    wire = RunRecord(responses=["done"], input_tokens=3, output_tokens=4, requests=[request])
+    requested = [asked(0, "echo", "call_7", "hello", message="hello")]
+    record = served.record(wire, requested)
     assert isinstance(record, ServedRecord)
     assert record.calls == [
         RecordedCall(0, "call_7", "echo", {"message": "hello"}, "hello", True),
@@ -177,7 +192,7 @@ def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -
     ]
     assert (record.responses, record.input_tokens, record.output_tokens) == (["done"], 3, 4)
     assert record.requests == [request]  # what the model was asked stays evidence
-    assert record.certified_checks() == pairing_checks(*pair(wire.calls, served.dispatches))
+    assert record.certified_checks() == pairing_checks(*pair(requested, served.dispatches))
     assert [check.passed for check in record.certified_checks()] == [True, False, True, True]
 
 
@@ -212,8 +227,9 @@ def test_a_call_to_a_tool_the_case_does_not_serve_is_recorded_as_a_failed_dispat
         ran(0, "ecko", "Unknown tool: 'ecko' (served: echo)", ok=False, message="hi"),
     ]
     assert served.error() is None
-    wire = RunRecord(["done"], [asked(0, "echo", "c1", "hi", message="hi")], 0, 0)
-    assert [(call.name, call.succeeded) for call in served.record(wire).calls] == [
+    wire = RunRecord(["done"])
+    requested = [asked(0, "echo", "c1", "hi", message="hi")]
+    assert [(call.name, call.succeeded) for call in served.record(wire, requested).calls] == [
         ("echo", True),
         ("ecko", False),
     ]

@@ -119,7 +119,8 @@ def test_the_pydantic_ai_agent_shows_the_model_its_history_across_turns(tmp_path
         (project / "zeroclaw.toml").write_text(
             '[eval]\nsuite_dir = "suite"\nmode = "live"\n'
             f'[eval.live]\nbase_url = "{server.url}"\nmodel = "gpt-test"\n'
-            '[eval.agent]\nfactory = "pydantic_agent:make_agent"\ntools = "served"\n',
+            '[eval.agent]\nfactory = "pydantic_agent:make_agent"\ntools = "served"\n'
+            'dialect = "pydantic-ai"\n',
             encoding="utf-8",
         )
         status, report = run_example(project / "zeroclaw.toml")

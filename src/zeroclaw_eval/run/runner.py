@@ -235,11 +235,13 @@ def attempt(
                 )
                 tokens = (record.input_tokens, record.output_tokens)
                 checks = case.grade(record) + record.certified_checks()
+                warnings = record.certified_notes()
                 if mode.replays_scripts and config.drift != "off" and case.trace.stores_requests:
                     from zeroclaw_eval.run.drift import drift_outcome
 
-                    drifted, warnings = drift_outcome(case.trace, record, config)
+                    drifted, drift_warnings = drift_outcome(case.trace, record, config)
                     checks += drifted
+                    warnings += drift_warnings
                 passed = all(check.passed for check in checks)
                 requests = _reported_requests(record.requests, passed, config)
         except RunError as exc:
