@@ -10,7 +10,9 @@ Each runs through the CLI in this process.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .bridged_helpers import configure, factory, run, write_suite
@@ -348,7 +350,7 @@ class NoteTool:
 
     name = "write_note"
     description = "Write a note."
-    parameters: dict[str, Any] = {"type": "object"}
+    parameters: Mapping[str, Any] = MappingProxyType({"type": "object"})
 
     def run(self, arguments: dict[str, Any]) -> Any:
         from zeroclaw_eval import ToolResult, case_workspace
