@@ -33,25 +33,21 @@ completions way: a tool message per call holding the result as returned.
 from __future__ import annotations
 
 import ast
-import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal, NamedTuple
 
-#: The placeholders a template may hold.
-_SLOT = re.compile(r"\{(result(?:\|json|\|repr)?|results|call_id|name)\}")
+#: A result's placeholders: the result as returned, as a JSON string, as a Python string.
+_RESULT_SLOTS = ("{result}", "{result|json}", "{result|repr}")
 
-#: How a JSON string literal and a Python one look, for reading a result back.
-_LITERALS = {
-    "result|json": r'"(?:[^"\\]|\\.)*"',
-    "result|repr": r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"",
-}
+#: Every placeholder a result's form may hold.
+_SLOT = re.compile(r"\{(result(?:\|json|\|repr)?|call_id|name)\}")
 
-#: More ways of showing one step's results than a check tries; past it, the block
-#: is compared with each result in its first form only.
-MAX_BLOCK_FORMS = 256
+#: Where a result's text goes.
+ResultsIn = Literal["tool_message", "user_message"]
 
 
 class Shown(NamedTuple):
@@ -68,12 +64,14 @@ class Dialect:
     """How one agent stack talks to its model (see the module's docstring).
 
     Every field is data; register one from a plugin for a stack the built-ins do
-    not cover (``zeroclaw eval plugins`` lists those registered).
+    not cover (``zeroclaw eval plugins`` lists those registered). A dialect that
+    cannot hold (a form without its result, a block without ``{results}``...)
+    raises :class:`ValueError` where it is declared.
     """
 
     name: str
     description: str = ""
-    results_in: Literal["tool_message", "user_message"] = "tool_message"
+    results_in: ResultsIn = "tool_message"
     """Where the agent shows the model a tool's result: a ``role: "tool"`` message per
     call, or (flattened) one ``user`` message holding the results of one model step."""
     success: tuple[str, ...] = ("{result}",)
@@ -102,13 +100,16 @@ class Dialect:
     writes code that calls them."""
 
     def __post_init__(self) -> None:
-        for template in (*self.success, *self.error):
-            if "{results}" in template:
-                raise ValueError(f"dialect {self.name!r}: a result's form has no {{results}}")
-        if self.results_in == "user_message" and "{results}" not in self.block:
-            raise ValueError(f"dialect {self.name!r}: its block must hold {{results}}")
+        where = f"dialect {self.name!r}"
+        if self.results_in not in ("tool_message", "user_message"):
+            raise ValueError(f'{where}: results_in must be "tool_message" or "user_message"')
+        for template in (*self.success, *self.error, *self.error_blocks):
+            if sum(template.count(slot) for slot in _RESULT_SLOTS) != 1:
+                raise ValueError(f"{where}: the form {template!r} must show the result once")
+        if self.block.count("{results}") != 1 or _SLOT.search(self.block):
+            raise ValueError(f"{where}: its block must hold {{results}} once, and no other slot")
         if (self.answer_tool is None) != (self.answer_argument is None):
-            raise ValueError(f"dialect {self.name!r}: give both answer_tool and answer_argument")
+            raise ValueError(f"{where}: give both answer_tool and answer_argument")
 
     @property
     def flattens(self) -> bool:
@@ -125,32 +126,50 @@ class Dialect:
         """Whether ``text`` (a tool message's content) shows ``call``'s result whole."""
         return text in self.forms(call)
 
-    def block_forms(self, calls: Sequence[Shown]) -> list[str]:
-        """Every text an honest agent of this stack may show the model for the results of
-        ``calls``, one step's, together (a flattening dialect), in the dialect's order."""
-        ordered = sorted(calls, key=lambda call: call.call_id) if self.order_by_id else calls
-        options = [self.forms(call) for call in ordered]
-        combinations = 1
-        for forms in options:
-            combinations *= len(forms)
-        if combinations > MAX_BLOCK_FORMS:
-            options = [forms[:1] for forms in options]
-        return [
-            _render(self.block, "", "", "", results=self.separator.join(chosen))
-            for chosen in itertools.product(*options)
-        ]
+    def _ordered(self, calls: Sequence[Shown]) -> Sequence[Shown]:
+        # A stable sort: calls that share an id keep the order they were asked in.
+        return sorted(calls, key=lambda call: call.call_id) if self.order_by_id else calls
+
+    def block_form(self, calls: Sequence[Shown]) -> str:
+        """What an honest agent of this stack shows the model for the results of
+        ``calls``, one step's, each in its first form: for a detail to quote."""
+        forms = [self.forms(call)[0] for call in self._ordered(calls)]
+        return self.block.replace("{results}", self.separator.join(forms))
 
     def shows_block(self, text: str, calls: Sequence[Shown]) -> bool:
         """Whether ``text`` (a message's whole text) shows the results of ``calls``, one
-        step's, whole and in the dialect's order."""
-        return text in self.block_forms(calls)
+        step's, whole, in the dialect's order, each in one of its forms."""
+        head, _, tail = self.block.partition("{results}")
+        if len(text) < len(head) + len(tail) or not (
+            text.startswith(head) and text.endswith(tail)
+        ):
+            return False
+        body = text[len(head) : len(text) - len(tail)]
+        options = [self.forms(call) for call in self._ordered(calls)]
+        separator = self.separator
+
+        @cache
+        def fits(index: int, at: int) -> bool:
+            """Whether the results from ``index`` on fill ``body`` from ``at`` to its end."""
+            if index == len(options):
+                return at == len(body)
+            if index:
+                if not body.startswith(separator, at):
+                    return False
+                at += len(separator)
+            return any(
+                body.startswith(form, at) and fits(index + 1, at + len(form))
+                for form in options[index]
+            )
+
+        return fits(0, 0)
 
     def read_result(self, text: str, call_id: str, name: str) -> str:
         """The result ``text`` shows for the call (its framing taken off), for an agent
         whose tools are its own; ``text`` as it is when no form fits."""
         # The form with the most framing first: a bare "{result}" fits any text.
         for template in sorted({*self.success, *self.error}, key=_framing, reverse=True):
-            found = _read(template, text, call_id, name)
+            found = _read(template, text, {"call_id": call_id, "name": name})
             if found is not None:
                 return found
         return text
@@ -160,15 +179,14 @@ class Dialect:
         (for an agent whose tools are its own): the results together, or, for a step
         of one call (``call``: its id and name; ``None`` for a step of several), the
         framework's error text. ``text`` as it is when no form fits."""
-        templates = [self.block.replace("{results}", "{result}")]
-        if call is not None:
-            templates.extend(self.error_blocks)
-        call_id, name = call if call is not None else ("", "")
-        for template in templates:
-            found = _read(template, text, call_id, name)
-            if found is not None:
-                return found
-        return text
+        found = _read(self.block.replace("{results}", "{result}"), text, {})
+        if found is None and call is not None:
+            values = {"call_id": call[0], "name": call[1]}
+            for template in self.error_blocks:
+                found = _read(template, text, values)
+                if found is not None:
+                    break
+        return text if found is None else found
 
 
 #: The chat-completions way: a ``role: "tool"`` message per call, holding the result
@@ -179,12 +197,11 @@ CHAT = Dialect(
 )
 
 
-def _render(template: str, result: str, call_id: str, name: str, *, results: str = "") -> str:
+def _render(template: str, result: str, call_id: str, name: str) -> str:
     values = {
         "result": result,
         "result|json": json.dumps(result, ensure_ascii=False),
         "result|repr": repr(result),
-        "results": results,
         "call_id": call_id,
         "name": name,
     }
@@ -196,35 +213,30 @@ def _framing(template: str) -> int:
     return len(_SLOT.sub("", template))
 
 
-def _read(template: str, text: str, call_id: str, name: str) -> str | None:
-    """The result ``text`` holds where ``template`` has its ``{result}`` slot, or
-    ``None`` when ``text`` does not have the template's form."""
+def _read(template: str, text: str, values: Mapping[str, str]) -> str | None:
+    """The result ``text`` holds where ``template`` has its one result slot, the call's
+    own slots filled in from ``values``; ``None`` when ``text`` has not the form."""
     parts: list[str] = []
-    slot: str | None = None
+    slot = "result"
     position = 0
     for match in _SLOT.finditer(template):
         parts.append(re.escape(template[position : match.start()]))
         key = match.group(1)
-        if key.startswith("result") and key != "results" and slot is None:
-            slot = key
-            parts.append(f"(?P<value>{_LITERALS.get(key, '.*')})")
+        if key in values:
+            parts.append(re.escape(values[key]))
         else:
-            parts.append(re.escape(_render(match.group(0), "", call_id, name)))
+            slot = key
+            parts.append("(?P<value>.*)")
         position = match.end()
     parts.append(re.escape(template[position:]))
-    if slot is None:
-        return None
     found = re.fullmatch("".join(parts), text, re.DOTALL)
     if found is None:
         return None
     value = found.group("value")
-    try:
-        if slot == "result|json":
-            decoded = json.loads(value)
-        elif slot == "result|repr":
-            decoded = ast.literal_eval(value)
-        else:
-            return value
+    if slot == "result":
+        return value
+    try:  # the literal, decoded: a JSON string, or a Python one
+        decoded = json.loads(value) if slot == "result|json" else ast.literal_eval(value)
     except (ValueError, SyntaxError):
         return None
     return decoded if isinstance(decoded, str) else None

@@ -308,7 +308,7 @@ def _misreports(
             returned = "; ".join(
                 f"{_flag(dispatch)}{_quote(dispatch.result, shown)}" for _, dispatch in paired
             )
-            sent = _quote(shown, dialect.block_forms(calls)[0])
+            sent = _quote(shown, dialect.block_form(calls))
             findings.append(
                 f"turn {paired[0][0].turn}: {named}: the tool returned {returned}, the "
                 f"agent showed the model {sent}"
