@@ -59,6 +59,7 @@ def test_a_block_joins_a_steps_results_in_call_id_order_with_its_separator() -> 
     assert not SMOLAGENTS.shows_block("Observation:\none", [second, first])
     assert not SMOLAGENTS.shows_block("Observation:\none two", [second, first])
     assert not SMOLAGENTS.shows_block("Observed:\none\ntwo", [second, first])
+    assert SMOLAGENTS.shows_block("Observatiom:\none\ntwo", [second, first]) is False
     assert not SMOLAGENTS.shows_block("Obs", [second, first])
     # Calls that share an id keep the order they were asked in.
     same = [Shown("c", "echo", "b", True), Shown("c", "echo", "a", True)]
@@ -72,6 +73,11 @@ def test_a_block_joins_a_steps_results_in_call_id_order_with_its_separator() -> 
     assert framed.shows_block("<one >", [first])
     assert not framed.shows_block("<one >>", [first])
     assert not framed.shows_block("<>", [first])
+    assert framed.shows_block("<one ]", [first]) is False
+    # A head and a tail that overlap in a text too short for both are not a block.
+    overlapping = Dialect("overlap", results_in="user_message", block="ab{results}ba")
+    assert overlapping.shows_block("abba", [])
+    assert overlapping.shows_block("aba", []) is False
 
 
 def test_a_block_holds_each_result_in_any_of_its_forms() -> None:
@@ -90,6 +96,8 @@ def test_a_block_holds_each_result_in_any_of_its_forms() -> None:
 def test_a_result_is_read_back_from_its_forms_the_most_framed_first() -> None:
     assert PYDANTIC_AI.read_result('{"error":"t\\u00e9"}', "c", "w") == "té"
     assert PYDANTIC_AI.read_result("plain", "c", "w") == "plain"
+    # Read as JSON, not as a Python literal: JSON's "\/" is a slash.
+    assert PYDANTIC_AI.read_result('{"error":"a\\/b"}', "c", "w") == "a/b"
     assert PYDANTIC_AI.read_result('{"error": broken', "c", "w") == '{"error": broken'
     langgraph = Dialect(
         "repr-errors", error=("Error: ToolException({result|repr})\n Please fix your mistakes.",)
@@ -126,6 +134,14 @@ def test_a_flattened_block_is_read_back_whole_or_as_its_one_calls_error() -> Non
     assert SMOLAGENTS.read_block(failure, ("call_2", "city")) == failure
     assert SMOLAGENTS.read_block(failure, None) == failure
     assert SMOLAGENTS.read_block("no framing", ("call_1", "city")) == "no framing"
+    # The first error form that fits is the one read; a form may name the call's tool.
+    two = Dialect(
+        "two-errors",
+        results_in="user_message",
+        error_blocks=("{name} failed: {result}", "{result}"),
+    )
+    assert two.read_block("city failed: boom", ("c1", "city")) == "boom"
+    assert two.read_block("add failed: boom", ("c1", "city")) == "add failed: boom"
 
 
 def test_the_built_in_dialects_say_how_their_stacks_answer_and_call() -> None:
