@@ -186,3 +186,79 @@ def test_every_built_in_dialect_holds() -> None:
     # A tool_message dialect may leave the block alone; each form is well made.
     for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI):
         assert dialect.block.count("{results}") == 1
+
+
+# --- where the wire shows each result ----------------------------------------------
+
+
+def test_the_wire_ties_each_result_to_its_call_the_way_the_dialect_says() -> None:
+    from zeroclaw_eval.agents.wire import Exchange, calls_from_wire, wire_calls
+    from zeroclaw_eval.protocol import ModelReply, ToolCallRequest
+
+    def calls(*names: str) -> ModelReply:
+        return ModelReply(
+            None, tuple(ToolCallRequest(f"call_{n}", name, {}) for n, name in enumerate(names))
+        )
+
+    task = {"role": "user", "content": "New task:\nGo"}
+    first = {"role": "assistant", "content": "Calling tools:\n[...]"}
+    second = {"role": "assistant", "content": "Calling tools:\n[...]"}
+    exchanges = [
+        Exchange(0, [task], calls("lookup")),
+        Exchange(0, [task, first, {"role": "user", "content": "Observation:\none"}], calls("echo")),
+        Exchange(
+            0,
+            [
+                task,
+                first,
+                {"role": "user", "content": "Observation:\none"},
+                second,
+                {"role": "user", "content": None},
+                {"role": "user", "content": "a later message"},
+            ],
+            calls("final_answer"),
+        ),
+    ]
+    # Each step's results are the first user message after the last assistant one.
+    read = calls_from_wire(exchanges, SMOLAGENTS)
+    assert [(c.name, c.result, c.succeeded) for c in read] == [
+        ("lookup", "one", True),
+        ("echo", "", True),  # a message with no text shows an empty result
+    ]
+    assert [c.shown for c in wire_calls(exchanges, SMOLAGENTS)] == ["Observation:\none", ""]
+    # Read as tool messages, none came back; final_answer is a call then.
+    as_chat = calls_from_wire(exchanges, CHAT)
+    assert [(c.name, c.succeeded) for c in as_chat] == [
+        ("lookup", False),
+        ("echo", False),
+        ("final_answer", False),
+    ]
+    assert as_chat[0].result == (
+        "tool 'lookup': no result came back: the agent sent no role \"tool\" message with "
+        "tool_call_id 'call_0' after the call"
+    )
+    assert calls_from_wire(exchanges[:2], SMOLAGENTS)[:1] == read[:1]
+    unanswered = calls_from_wire(exchanges[:1], SMOLAGENTS)
+    assert unanswered[0].result == (
+        "tool 'lookup': no result came back: the agent showed the model no result for it in "
+        "its next request"
+    )
+    # A step of one call whose own tool failed: the framework's error text is read back.
+    failure = (
+        "Call id: call_0\nError:\nno such city\nNow let's retry: take care not to repeat "
+        "previous errors! If you have retried several times, try a completely different "
+        "approach.\n"
+    )
+    failed = [
+        Exchange(0, [task], calls("city")),
+        Exchange(0, [task, first, {"role": "user", "content": failure}], calls()),
+    ]
+    assert [(c.result, c.succeeded) for c in calls_from_wire(failed, SMOLAGENTS)] == [
+        ("no such city", True)
+    ]
+    # A tool message with no text is an empty result, tied to its call.
+    tool_turn = [
+        Exchange(0, [task], calls("echo")),
+        Exchange(0, [task, {"role": "tool", "tool_call_id": "call_0", "content": None}], calls()),
+    ]
+    assert [(c.result, c.succeeded) for c in calls_from_wire(tool_turn)] == [("", True)]
