@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from zeroclaw_eval.agents.dialect import CHAT, Dialect, Shown
-from zeroclaw_eval.builtin.dialects import PYDANTIC_AI, SMOLAGENTS, SMOLAGENTS_CODE
+from zeroclaw_eval.builtin.dialects import AG2, PYDANTIC_AI, SMOLAGENTS, SMOLAGENTS_CODE
 
 OK = Shown("call_1", "city", "Paris: 2.1 million", True)
 FAILED = Shown("call_1", "city", "no such city: Atlantis", False)
@@ -144,6 +144,17 @@ def test_a_flattened_block_is_read_back_whole_or_as_its_one_calls_error() -> Non
     assert two.read_block("add failed: boom", ("c1", "city")) == "add failed: boom"
 
 
+def test_ag2_shows_a_served_result_as_the_toolkits_tuple_and_an_error_framed() -> None:
+    # As AG2 0.14 writes them (examples/agents/ag2/README.md).
+    assert AG2.shows("('hello', None)", Shown("call_1", "echo", "hello", True))
+    assert AG2.shows('("it\'s", None)', Shown("call_1", "echo", "it's", True))
+    assert not AG2.shows("hello", Shown("call_1", "echo", "hello", True))
+    failed = Shown("call_3", "city_lookup", "no such city: Atlantis", False)
+    assert AG2.shows("Error: Tool call failed: no such city: Atlantis", failed)
+    assert not AG2.shows("('no such city: Atlantis', None)", failed)
+    assert AG2.read_result("('hello', None)", "call_1", "echo") == "hello"
+
+
 def test_the_built_in_dialects_say_how_their_stacks_answer_and_call() -> None:
     assert (SMOLAGENTS.answer_tool, SMOLAGENTS.answer_argument) == ("final_answer", "answer")
     assert SMOLAGENTS.flattens and not CHAT.flattens
@@ -184,7 +195,7 @@ def test_a_dialect_that_cannot_hold_is_refused_where_it_is_declared(
 
 def test_every_built_in_dialect_holds() -> None:
     # A tool_message dialect may leave the block alone; each form is well made.
-    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI):
+    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2):
         assert dialect.block.count("{results}") == 1
 
 
