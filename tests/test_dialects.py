@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from zeroclaw_eval.agents.dialect import CHAT, Dialect, Shown
-from zeroclaw_eval.builtin.dialects import PYDANTIC_AI, SMOLAGENTS, SMOLAGENTS_CODE
+from zeroclaw_eval.builtin.dialects import AG2, PYDANTIC_AI, SMOLAGENTS, SMOLAGENTS_CODE
 
 OK = Shown("call_1", "city", "Paris: 2.1 million", True)
 FAILED = Shown("call_1", "city", "no such city: Atlantis", False)
@@ -59,6 +59,7 @@ def test_a_block_joins_a_steps_results_in_call_id_order_with_its_separator() -> 
     assert not SMOLAGENTS.shows_block("Observation:\none", [second, first])
     assert not SMOLAGENTS.shows_block("Observation:\none two", [second, first])
     assert not SMOLAGENTS.shows_block("Observed:\none\ntwo", [second, first])
+    assert SMOLAGENTS.shows_block("Observatiom:\none\ntwo", [second, first]) is False
     assert not SMOLAGENTS.shows_block("Obs", [second, first])
     # Calls that share an id keep the order they were asked in.
     same = [Shown("c", "echo", "b", True), Shown("c", "echo", "a", True)]
@@ -72,6 +73,11 @@ def test_a_block_joins_a_steps_results_in_call_id_order_with_its_separator() -> 
     assert framed.shows_block("<one >", [first])
     assert not framed.shows_block("<one >>", [first])
     assert not framed.shows_block("<>", [first])
+    assert framed.shows_block("<one ]", [first]) is False
+    # A head and a tail that overlap in a text too short for both are not a block.
+    overlapping = Dialect("overlap", results_in="user_message", block="ab{results}ba")
+    assert overlapping.shows_block("abba", [])
+    assert overlapping.shows_block("aba", []) is False
 
 
 def test_a_block_holds_each_result_in_any_of_its_forms() -> None:
@@ -90,6 +96,8 @@ def test_a_block_holds_each_result_in_any_of_its_forms() -> None:
 def test_a_result_is_read_back_from_its_forms_the_most_framed_first() -> None:
     assert PYDANTIC_AI.read_result('{"error":"t\\u00e9"}', "c", "w") == "té"
     assert PYDANTIC_AI.read_result("plain", "c", "w") == "plain"
+    # Read as JSON, not as a Python literal: JSON's "\/" is a slash.
+    assert PYDANTIC_AI.read_result('{"error":"a\\/b"}', "c", "w") == "a/b"
     assert PYDANTIC_AI.read_result('{"error": broken', "c", "w") == '{"error": broken'
     langgraph = Dialect(
         "repr-errors", error=("Error: ToolException({result|repr})\n Please fix your mistakes.",)
@@ -126,6 +134,25 @@ def test_a_flattened_block_is_read_back_whole_or_as_its_one_calls_error() -> Non
     assert SMOLAGENTS.read_block(failure, ("call_2", "city")) == failure
     assert SMOLAGENTS.read_block(failure, None) == failure
     assert SMOLAGENTS.read_block("no framing", ("call_1", "city")) == "no framing"
+    # The first error form that fits is the one read; a form may name the call's tool.
+    two = Dialect(
+        "two-errors",
+        results_in="user_message",
+        error_blocks=("{name} failed: {result}", "{result}"),
+    )
+    assert two.read_block("city failed: boom", ("c1", "city")) == "boom"
+    assert two.read_block("add failed: boom", ("c1", "city")) == "add failed: boom"
+
+
+def test_ag2_shows_a_served_result_as_the_toolkits_tuple_and_an_error_framed() -> None:
+    # As AG2 0.14 writes them (examples/agents/ag2/README.md).
+    assert AG2.shows("('hello', None)", Shown("call_1", "echo", "hello", True))
+    assert AG2.shows('("it\'s", None)', Shown("call_1", "echo", "it's", True))
+    assert not AG2.shows("hello", Shown("call_1", "echo", "hello", True))
+    failed = Shown("call_3", "city_lookup", "no such city: Atlantis", False)
+    assert AG2.shows("Error: Tool call failed: no such city: Atlantis", failed)
+    assert not AG2.shows("('no such city: Atlantis', None)", failed)
+    assert AG2.read_result("('hello', None)", "call_1", "echo") == "hello"
 
 
 def test_the_built_in_dialects_say_how_their_stacks_answer_and_call() -> None:
@@ -168,5 +195,81 @@ def test_a_dialect_that_cannot_hold_is_refused_where_it_is_declared(
 
 def test_every_built_in_dialect_holds() -> None:
     # A tool_message dialect may leave the block alone; each form is well made.
-    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI):
+    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2):
         assert dialect.block.count("{results}") == 1
+
+
+# --- where the wire shows each result ----------------------------------------------
+
+
+def test_the_wire_ties_each_result_to_its_call_the_way_the_dialect_says() -> None:
+    from zeroclaw_eval.agents.wire import Exchange, calls_from_wire, wire_calls
+    from zeroclaw_eval.protocol import ModelReply, ToolCallRequest
+
+    def calls(*names: str) -> ModelReply:
+        return ModelReply(
+            None, tuple(ToolCallRequest(f"call_{n}", name, {}) for n, name in enumerate(names))
+        )
+
+    task = {"role": "user", "content": "New task:\nGo"}
+    first = {"role": "assistant", "content": "Calling tools:\n[...]"}
+    second = {"role": "assistant", "content": "Calling tools:\n[...]"}
+    exchanges = [
+        Exchange(0, [task], calls("lookup")),
+        Exchange(0, [task, first, {"role": "user", "content": "Observation:\none"}], calls("echo")),
+        Exchange(
+            0,
+            [
+                task,
+                first,
+                {"role": "user", "content": "Observation:\none"},
+                second,
+                {"role": "user", "content": None},
+                {"role": "user", "content": "a later message"},
+            ],
+            calls("final_answer"),
+        ),
+    ]
+    # Each step's results are the first user message after the last assistant one.
+    read = calls_from_wire(exchanges, SMOLAGENTS)
+    assert [(c.name, c.result, c.succeeded) for c in read] == [
+        ("lookup", "one", True),
+        ("echo", "", True),  # a message with no text shows an empty result
+    ]
+    assert [c.shown for c in wire_calls(exchanges, SMOLAGENTS)] == ["Observation:\none", ""]
+    # Read as tool messages, none came back; final_answer is a call then.
+    as_chat = calls_from_wire(exchanges, CHAT)
+    assert [(c.name, c.succeeded) for c in as_chat] == [
+        ("lookup", False),
+        ("echo", False),
+        ("final_answer", False),
+    ]
+    assert as_chat[0].result == (
+        "tool 'lookup': no result came back: the agent sent no role \"tool\" message with "
+        "tool_call_id 'call_0' after the call"
+    )
+    assert calls_from_wire(exchanges[:2], SMOLAGENTS)[:1] == read[:1]
+    unanswered = calls_from_wire(exchanges[:1], SMOLAGENTS)
+    assert unanswered[0].result == (
+        "tool 'lookup': no result came back: the agent showed the model no result for it in "
+        "its next request"
+    )
+    # A step of one call whose own tool failed: the framework's error text is read back.
+    failure = (
+        "Call id: call_0\nError:\nno such city\nNow let's retry: take care not to repeat "
+        "previous errors! If you have retried several times, try a completely different "
+        "approach.\n"
+    )
+    failed = [
+        Exchange(0, [task], calls("city")),
+        Exchange(0, [task, first, {"role": "user", "content": failure}], calls()),
+    ]
+    assert [(c.result, c.succeeded) for c in calls_from_wire(failed, SMOLAGENTS)] == [
+        ("no such city", True)
+    ]
+    # A tool message with no text is an empty result, tied to its call.
+    tool_turn = [
+        Exchange(0, [task], calls("echo")),
+        Exchange(0, [task, {"role": "tool", "tool_call_id": "call_0", "content": None}], calls()),
+    ]
+    assert [(c.result, c.succeeded) for c in calls_from_wire(tool_turn)] == [("", True)]

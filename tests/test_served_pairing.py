@@ -20,6 +20,7 @@ from zeroclaw_eval.agents.wire import WireCall
 from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord
 from zeroclaw_eval.protocol import ToolResult
+from zeroclaw_eval.report.model import CheckResult
 
 
 def asked(
@@ -273,3 +274,58 @@ def test_a_result_of_exactly_the_bound_is_served_and_one_more_is_not() -> None:
         ("sized", True),
         ("missing", False),
     ]
+
+
+# --- what each dialect adds -------------------------------------------------------
+
+
+def test_the_agents_own_calls_are_named_in_the_first_check_and_expected_nowhere() -> None:
+    mine = [asked(0, f"own_{n}", f"c{n}") for n in range(4)]
+    first = pairing_checks([], [], [], internal=mine[:3])[0]
+    assert first == CheckResult(
+        "served_tools: requested calls dispatched",
+        True,
+        "0 requested calls dispatched; the agent ran its own tools for 'own_0' call 'c0', "
+        "'own_1' call 'c1', 'own_2' call 'c2' (internal, not served)",
+    )
+    assert pairing_checks([], [], [], internal=mine)[0].detail.endswith(
+        "'own_2' call 'c2' and 1 more (internal, not served)"
+    )
+
+
+def flat(turn: int, step: int, call_id: str, name: str, shown: str | None) -> WireCall:
+    return WireCall(turn, step, call_id, name, {}, 0, shown)
+
+
+def test_a_flattened_step_is_checked_whole_and_a_step_with_a_call_never_dispatched_is_not() -> None:
+    from zeroclaw_eval.builtin.dialects import SMOLAGENTS
+
+    # Step 0: one call dispatched, one never (its result made up: reported as never
+    # dispatched, and the step not checked again here); step 1: two results, one of
+    # them padded; step 2: no result shown at all.
+    made_up = "Observation:\nzero\nmade up"
+    zero, lazy = flat(0, 0, "c0", "lookup", made_up), flat(0, 0, "c9", "lookup", made_up)
+    padded = "Observation:\none\ntwo (cached)"
+    one, two = flat(0, 1, "c1", "lookup", padded), flat(0, 1, "c2", "lookup", padded)
+    silent = flat(0, 2, "c3", "echo", None)
+    pairs = [
+        (zero, ran(0, "lookup", "zero")),
+        (one, ran(0, "lookup", "one")),
+        (two, ran(0, "lookup", "two")),
+        (silent, ran(0, "echo", "hi")),
+    ]
+    found = pairing_checks(pairs, [], [lazy], SMOLAGENTS)
+    assert found[3] == CheckResult(
+        "served_tools: results sent back",
+        False,
+        "turn 0: 'lookup' call 'c1', 'lookup' call 'c2': the tool returned 'one'; 'two', "
+        "the agent showed the model 'Observation:\\none\\ntwo (cached)'; turn 0: 'echo' call "
+        "'c3': the agent showed the model no result for it in its next request",
+    )
+    dispatched = [ran(0, "lookup", "one"), ran(0, "lookup", "two")]
+    honest = [
+        flat(0, 1, "c1", "lookup", "Observation:\none\ntwo"),
+        flat(0, 1, "c2", "lookup", "Observation:\none\ntwo"),
+    ]
+    pairs, unrequested, undispatched = pair(honest, dispatched)
+    assert pairing_checks(pairs, unrequested, undispatched, SMOLAGENTS)[3].passed

@@ -140,9 +140,7 @@ class Dialect:
         """Whether ``text`` (a message's whole text) shows the results of ``calls``, one
         step's, whole, in the dialect's order, each in one of its forms."""
         head, _, tail = self.block.partition("{results}")
-        if len(text) < len(head) + len(tail) or not (
-            text.startswith(head) and text.endswith(tail)
-        ):
+        if len(text) < len(head) + len(tail) or not (text.startswith(head) and text.endswith(tail)):
             return False
         body = text[len(head) : len(text) - len(tail)]
         options = [self.forms(call) for call in self._ordered(calls)]
@@ -179,14 +177,17 @@ class Dialect:
         (for an agent whose tools are its own): the results together, or, for a step
         of one call (``call``: its id and name; ``None`` for a step of several), the
         framework's error text. ``text`` as it is when no form fits."""
-        found = _read(self.block.replace("{results}", "{result}"), text, {})
-        if found is None and call is not None:
+        templates = [self.block.replace("{results}", "{result}")]
+        values = {}
+        if call is not None:
+            templates.extend(self.error_blocks)
             values = {"call_id": call[0], "name": call[1]}
-            for template in self.error_blocks:
-                found = _read(template, text, values)
-                if found is not None:
-                    break
-        return text if found is None else found
+        # The form with the most framing first, as for one result.
+        for template in sorted(templates, key=_framing, reverse=True):
+            found = _read(template, text, values)
+            if found is not None:
+                return found
+        return text
 
 
 #: The chat-completions way: a ``role: "tool"`` message per call, holding the result
@@ -217,26 +218,21 @@ def _read(template: str, text: str, values: Mapping[str, str]) -> str | None:
     """The result ``text`` holds where ``template`` has its one result slot, the call's
     own slots filled in from ``values``; ``None`` when ``text`` has not the form."""
     parts: list[str] = []
-    slot = "result"
     position = 0
     for match in _SLOT.finditer(template):
-        parts.append(re.escape(template[position : match.start()]))
         key = match.group(1)
-        if key in values:
-            parts.append(re.escape(values[key]))
-        else:
-            slot = key
-            parts.append("(?P<value>.*)")
+        parts.append(re.escape(template[position : match.start()]))
+        parts.append(re.escape(values[key]) if key in values else "(?P<value>.*)")
         position = match.end()
     parts.append(re.escape(template[position:]))
     found = re.fullmatch("".join(parts), text, re.DOTALL)
     if found is None:
         return None
     value = found.group("value")
-    if slot == "result":
+    if "{result}" in template:
         return value
     try:  # the literal, decoded: a JSON string, or a Python one
-        decoded = json.loads(value) if slot == "result|json" else ast.literal_eval(value)
+        decoded = json.loads(value) if "{result|json}" in template else ast.literal_eval(value)
     except (ValueError, SyntaxError):
         return None
     return decoded if isinstance(decoded, str) else None

@@ -51,7 +51,17 @@ PYDANTIC_AI = Dialect(
 )
 
 
+AG2 = Dialect(
+    "ag2",
+    "AG2's ConversableAgent with autogen.mcp.create_toolkit: each result in a role "
+    '"tool" message; an MCP tool\'s result as str() of the toolkit\'s (text, None) tuple, '
+    "an MCP error as 'Error: Tool call failed: <text>'",
+    success=("({result|repr}, None)",),
+    error=("Error: Tool call failed: {result}",),
+)
+
+
 @hookimpl
 def zeroclaw_eval_register_dialects(register: Callable[[Dialect], None]) -> None:
-    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI):
+    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2):
         register(dialect)
