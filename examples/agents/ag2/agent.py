@@ -37,6 +37,7 @@ import json
 import os
 import ssl
 import threading
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Annotated, Any
@@ -135,7 +136,7 @@ def register_own_tools(
             raise ValueError(f"no such note: {name}")
         return path.read_text(encoding="utf-8")
 
-    described = {
+    described: dict[Callable[..., Any], str] = {
         echo: "Echo back the given message.",
         add: "Add two whole numbers.",
         city_lookup: "Look up a few facts about a city.",
@@ -149,12 +150,17 @@ def register_own_tools(
 class AG2Agent:
     """One conversation on AG2: the assistant, its executor, their chat and its event loop."""
 
-    executor_class: type[ConversableAgent] = ConversableAgent
-    clear_history = False
-
     def __init__(
-        self, base_url: str, api_key: str, workspace: Path, mcp_url: str | None = None
+        self,
+        base_url: str,
+        api_key: str,
+        workspace: Path,
+        mcp_url: str | None = None,
+        *,
+        executor_class: type[ConversableAgent] = ConversableAgent,
+        clear_history: bool = False,
     ) -> None:
+        self.clear_history = clear_history
         self.loop = asyncio.new_event_loop()
         self.quiet = _Quiet()
         llm_config = LLMConfig(
@@ -173,7 +179,7 @@ class AG2Agent:
             llm_config=llm_config,
             human_input_mode="NEVER",
         )
-        self.executor = self.executor_class(
+        self.executor = executor_class(
             "executor",
             llm_config=False,
             human_input_mode="NEVER",
@@ -183,8 +189,12 @@ class AG2Agent:
         self.stop = asyncio.Event()
         if mcp_url is None:
             register_own_tools(self.assistant, self.executor, workspace)
-        else:
+            return
+        try:
             self.loop.run_until_complete(self._connect(mcp_url))
+        except BaseException:
+            self.loop.close()
+            raise
 
     async def _connect(self, mcp_url: str) -> None:
         """Open the MCP session in a task of its own, which holds it until :meth:`close`:
@@ -231,10 +241,12 @@ class AG2Agent:
 
     def close(self) -> None:
         """End the conversation: close the MCP session, then the loop."""
-        if self.session is not None:
-            self.stop.set()
-            self.loop.run_until_complete(self.session)
-        self.loop.close()
+        try:
+            if self.session is not None:
+                self.stop.set()
+                self.loop.run_until_complete(self.session)
+        finally:
+            self.loop.close()
 
 
 def make_agent(
@@ -306,28 +318,19 @@ class TruncatingExecutor(ConversableAgent):
         return succeeded, {**result, "content": str(result["content"])[:16]}
 
 
-def _with_executor(executor: type[ConversableAgent]) -> type[AG2Agent]:
-    return type(f"{executor.__name__}Agent", (AG2Agent,), {"executor_class": executor})
-
-
-class ForgetfulAgent(AG2Agent):
-    """Starts every turn's chat afresh: AG2's default, ``clear_history=True``."""
-
-    clear_history = True
-
-
-def _factory(agent_class: type[AG2Agent]) -> Any:
+def _broken(**options: Any) -> Callable[..., AG2Agent]:
     def factory(
         *, base_url: str, api_key: str, workspace: Path, mcp_url: str | None = None
     ) -> AG2Agent:
-        return agent_class(base_url, api_key, workspace, mcp_url)
+        return AG2Agent(base_url, api_key, workspace, mcp_url, **options)
 
     return factory
 
 
-make_rewriting_agent = _factory(_with_executor(UpperCasingExecutor))
-make_lying_agent = _factory(_with_executor(LyingExecutor))
-make_lazy_agent = _factory(_with_executor(LazyExecutor))
-make_padding_agent = _factory(_with_executor(PaddingExecutor))
-make_truncating_agent = _factory(_with_executor(TruncatingExecutor))
-make_forgetful_agent = _factory(ForgetfulAgent)
+make_rewriting_agent = _broken(executor_class=UpperCasingExecutor)
+make_lying_agent = _broken(executor_class=LyingExecutor)
+make_lazy_agent = _broken(executor_class=LazyExecutor)
+make_padding_agent = _broken(executor_class=PaddingExecutor)
+make_truncating_agent = _broken(executor_class=TruncatingExecutor)
+#: Starts every turn's chat afresh: AG2's default, ``clear_history=True``.
+make_forgetful_agent = _broken(clear_history=True)

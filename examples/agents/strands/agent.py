@@ -200,7 +200,11 @@ class StrandsAgent:
             tools = own_tools(workspace)
         else:
             self.mcp = mcp_client(mcp_url).start()
-            tools = list(self.mcp.list_tools_sync())
+            try:
+                tools = list(self.mcp.list_tools_sync())
+            except BaseException:
+                self.mcp.stop(None, None, None)
+                raise
         self.agent = Agent(
             model=model,
             tools=tools,
