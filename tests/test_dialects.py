@@ -273,3 +273,51 @@ def test_the_wire_ties_each_result_to_its_call_the_way_the_dialect_says() -> Non
         Exchange(0, [task, {"role": "tool", "tool_call_id": "call_0", "content": None}], calls()),
     ]
     assert [(c.result, c.succeeded) for c in calls_from_wire(tool_turn)] == [("", True)]
+
+
+def test_the_wire_reads_odd_but_possible_requests_without_guessing() -> None:
+    from zeroclaw_eval.agents.wire import Exchange, calls_from_wire
+    from zeroclaw_eval.protocol import ModelReply, ToolCallRequest
+
+    task = {"role": "user", "content": "Go"}
+
+    def reply(*calls: tuple[str, str]) -> ModelReply:
+        return ModelReply(None, tuple(ToolCallRequest(i, name, {}) for i, name in calls))
+
+    # A reply that answers and calls in one: the answer is skipped, the call kept.
+    both = [
+        Exchange(0, [task], reply(("call_1", "final_answer"), ("call_2", "echo"))),
+        Exchange(0, [task, {"role": "assistant", "content": "x"}], reply()),
+    ]
+    assert [c.name for c in calls_from_wire(both, SMOLAGENTS)] == ["echo"]
+    # A call id reused in every step: the n-th call with it gets the n-th result.
+    reused = []
+    history: list[dict[str, object]] = [task]
+    for step in range(3):
+        reused.append(Exchange(0, list(history), reply(("call_1", "echo"))))
+        history += [
+            {"role": "assistant", "content": None, "tool_calls": []},
+            {"role": "tool", "tool_call_id": "call_1", "content": f"result {step}"},
+        ]
+    reused.append(Exchange(0, list(history), reply()))
+    assert [c.result for c in calls_from_wire(reused)] == ["result 0", "result 1", "result 2"]
+    # Only a tool message with its call's id is a result.
+    stray = [
+        Exchange(0, [task], reply(("call_1", "echo"))),
+        Exchange(
+            0,
+            [
+                task,
+                {"role": "user", "tool_call_id": "call_1", "content": "not a result"},
+                {"role": "tool", "content": "no id"},
+            ],
+            reply(),
+        ),
+    ]
+    assert [c.succeeded for c in calls_from_wire(stray)] == [False]
+    # A flattening agent that forgot its history shows no result: not a crash.
+    forgot = [
+        Exchange(0, [task], reply(("call_1", "echo"))),
+        Exchange(0, [{"role": "user", "content": "Observation:\nhi"}], reply()),
+    ]
+    assert [c.succeeded for c in calls_from_wire(forgot, SMOLAGENTS)] == [False]
