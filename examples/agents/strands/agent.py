@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
 from mcp.client.streamable_http import streamable_http_client
 from openai import AsyncOpenAI
 from strands import Agent, tool
@@ -170,9 +171,14 @@ def mcp_client(mcp_url: str) -> MCPClient:
     @asynccontextmanager
     async def transport() -> AsyncIterator[Any]:
         # The HTTP client is this connection's (the transport leaves a client it
-        # was handed open), on the process's one SSL context.
+        # was handed open), with the SDK's defaults (redirects followed, a long
+        # read for event streams) on the process's one SSL context.
         async with (
-            httpx.AsyncClient(verify=shared_ssl_context(), timeout=30.0) as http,
+            httpx2.AsyncClient(
+                verify=shared_ssl_context(),
+                follow_redirects=True,
+                timeout=httpx2.Timeout(30.0, read=300.0),
+            ) as http,
             streamable_http_client(mcp_url, http_client=http) as streams,
         ):
             yield streams
