@@ -352,3 +352,20 @@ def test_a_case_that_never_ran_yet_says_it_passed_or_was_graded_is_refused(
     assert result.returncode == 1, result.stdout
     assert says in result.stderr, result.stderr
     assert "cases[" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("format_name", ["text", "github"])
+def test_a_merge_red_only_for_a_shards_error_says_so_last(
+    format_name: str, tmp_path: Path, shards: list[dict[str, Any]]
+) -> None:
+    refused_shard = shards[0]
+    refused_shard.update(cases=[], config_digest="", suite_total=0, selected_total=0)
+    refused_shard["errors"] = ["evals/x.json: expects: must not be empty"]
+    recount(refused_shard)
+    result = zeroclaw("eval", "merge", *write_all(tmp_path, shards), "--format", format_name)
+    assert result.returncode == 1
+    last = result.stdout.splitlines()[-1]
+    assert last == (
+        f"red: an error outside the cases, first: shard 1/4 ({tmp_path / 'shard-1.json'}): "
+        "evals/x.json: expects: must not be empty"
+    )
