@@ -292,7 +292,10 @@ def test_the_mode_refuses_with_the_field_it_names(registry: Registry, replay: Ru
 
 
 class Skeptic:
-    """An agent under test that cannot certify ``tools_used`` (only ``admit`` is asked)."""
+    """An agent under test that cannot certify ``tools_used`` (only ``admit`` and
+    ``unobservable`` are asked)."""
+
+    unobservable: Mapping[str, str] = {}
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         if "tools_used" in trace.expects:

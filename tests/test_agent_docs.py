@@ -33,7 +33,7 @@ def test_the_readme_agent_section_links_the_page() -> None:
 
 def test_every_configuration_example_loads_and_names_real_keys(tmp_path: Path) -> None:
     examples = blocks(AGENTS, "toml")
-    assert len(examples) == 2
+    assert len(examples) == 3
     defaults = 0
     for number, example in enumerate(examples):
         config = tmp_path / f"example{number}.toml"
@@ -57,7 +57,7 @@ def test_every_key_named_in_the_text_is_a_key_of_the_agent_table() -> None:
 
 
 def test_the_async_agent_example_runs_as_written(tmp_path: Path) -> None:
-    (example,) = blocks(AGENTS, "python")
+    example, _ = blocks(AGENTS, "python")
     project = tmp_path / "project"
     project.mkdir()
     (project / "doc_async_agent.py").write_text(example, encoding="utf-8")
@@ -72,6 +72,23 @@ def test_the_async_agent_example_runs_as_written(tmp_path: Path) -> None:
     result = run(config, suite, "--format", "json")
     assert (result.exit_code, case_errors(result)) == (0, {"async": None}), result.stdout
     assert json.loads(result.stdout)["cases"][0]["passed"] is True
+
+
+def test_the_dialect_plugin_example_registers_a_dialect_that_reads_its_forms() -> None:
+    import types
+
+    from zeroclaw_eval.agents.dialect import Shown
+    from zeroclaw_eval.testing import run_cli
+
+    _, example = blocks(AGENTS, "python")
+    plugin = types.ModuleType("doc_dialect_plugin")
+    exec(compile(example, "docs/AGENTS.md", "exec"), plugin.__dict__)
+    listed = run_cli(["eval", "plugins"], plugin).stdout
+    assert "dialects: my-stack" in listed
+    stack = plugin.MY_STACK
+    assert stack.shows("Result: 42", Shown("c1", "add", "42", True))
+    assert stack.shows("Tool failed: no such city", Shown("c1", "city", "no such city", False))
+    assert not stack.shows("Result: no such city", Shown("c1", "city", "no such city", False))
 
 
 def table_fields(heading: str) -> list[str]:

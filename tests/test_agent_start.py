@@ -114,3 +114,37 @@ def test_exitfirst_keeps_the_runs_bridge_and_its_concurrency(tmp_path: Path) -> 
     _, urls = noted(pid_file)
     assert len(urls) == 2
     assert len({url.rsplit("/", 3)[0] for url in urls}) == 1, urls  # one bridge, two routes
+
+
+def test_a_virtual_environments_interpreter_runs_as_named_not_as_its_link_target(
+    tmp_path: Path,
+) -> None:
+    """``command = [".venv/bin/python", "agent.py"]``, as docs/AGENTS.md recommends:
+    the link is made absolute, never resolved, or the base interpreter would run
+    without the environment's packages."""
+    import venv
+
+    project = tmp_path / "project"
+    project.mkdir()
+    venv.create(project / ".venv", with_pip=False, symlinks=True)
+    (project / "agent.py").write_text(
+        "import json, os, sys, urllib.request\n"
+        "for line in sys.stdin:\n"
+        "    turn = json.loads(line)['turn']\n"
+        "    body = json.dumps({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}]})\n"
+        "    url = os.environ['OPENAI_BASE_URL'] + '/chat/completions'\n"
+        "    key = {'Authorization': 'Bearer ' + os.environ['OPENAI_API_KEY']}\n"
+        "    request = urllib.request.Request(url, body.encode(), key)\n"
+        "    urllib.request.urlopen(request).read()\n"
+        "    reply = {'type': 'reply', 'turn': turn, 'content': 'prefix ' + sys.prefix}\n"
+        "    print(json.dumps(reply), flush=True)\n",
+        encoding="utf-8",
+    )
+    config = project / "zeroclaw.toml"
+    config.write_text(
+        '[eval.agent]\ncommand = [".venv/bin/python", "agent.py"]\n', encoding="utf-8"
+    )
+    case = text_case("venv")
+    case["expects"] = {"response_contains": [f"prefix {project / '.venv'}"]}
+    result = run(config, write_suite(tmp_path / "suite", case), "--format", "json")
+    assert result.exit_code == 0, result.stdout

@@ -252,7 +252,8 @@ def test_models_lists_the_default_then_the_models_asked_for(bridge: ModelBridge)
 def test_a_wrong_key_is_a_401_the_sdk_raises_on(bridge: ModelBridge) -> None:
     script = Script(ModelReply("never sent", ()))
     with bridge.open_route("auth", script) as route:
-        client = openai.OpenAI(base_url=route.base_url, api_key="zc-not-the-key")
+        # The route's own path: the wrong key is recorded on the route it names.
+        client = openai.OpenAI(base_url=f"{bridge.url}/r/{route.token}/v1", api_key="zc-x-y")
         with pytest.raises(openai.AuthenticationError) as raised:
             client.chat.completions.create(model="m", messages=USER)
         status, reply = raw_post(route, b"{}", authorization=None)
@@ -271,10 +272,18 @@ def test_another_routes_key_does_not_open_a_route(bridge: ModelBridge) -> None:
         bridge.open_route("one", Script(ModelReply("one", ()))) as one,
         bridge.open_route("two", Script(ModelReply("two", ()))) as two,
     ):
-        crossed = openai.OpenAI(base_url=one.base_url, api_key=two.api_key)
+        crossed = openai.OpenAI(base_url=f"{bridge.url}/r/{one.token}/v1", api_key=two.api_key)
         with pytest.raises(openai.AuthenticationError):
             crossed.chat.completions.create(model="m", messages=USER)
-    assert one.requests == [] and two.requests == []
+        assert one.requests == [] and two.requests == []
+        # On the run's base URL, the key is the route: two's key reaches two alone.
+        assert one.base_url == two.base_url == f"{bridge.url}/v1"
+        shared = openai.OpenAI(base_url=one.base_url, api_key="unused")
+        reply = shared.with_options(api_key=two.api_key).chat.completions.create(
+            model="m", messages=USER
+        )
+    assert reply.choices[0].message.content == "two"
+    assert one.requests == [] and len(two.requests) == 1
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -322,14 +331,15 @@ def test_an_answer_that_crashes_is_a_recorded_400_not_a_retried_500(bridge: Mode
 def raw_post(
     route: BridgeRoute, body: bytes, *, authorization: str | None = "route"
 ) -> tuple[int, Any]:
-    """POST ``body`` as is to the route's chat completions; the status and decoded reply.
+    """POST ``body`` as is to the route's chat completions, on its own path; the status
+    and decoded reply.
 
     ``authorization`` is the route's key by default, ``None`` for no header at all.
     """
     host, port = route.base_url.split("//")[1].split("/")[0].split(":")
     connection = http.client.HTTPConnection(host, int(port), timeout=5)
     try:
-        prefix = route.base_url.split(f":{port}", 1)[1]
+        prefix = f"/r/{route.token}/v1"
         headers = {"Content-Type": "application/json"}
         if authorization is not None:
             headers["Authorization"] = f"Bearer {route.api_key}"
@@ -394,9 +404,11 @@ def test_unknown_and_closed_routes_are_404_and_never_hang(bridge: ModelBridge) -
     with pytest.raises(openai.NotFoundError) as raised:
         unknown.chat.completions.create(model="m", messages=USER)
     assert raised.value.code == "unknown_route"
-    outside = openai.OpenAI(base_url=f"{bridge.url}/v1", api_key="k")
-    with pytest.raises(openai.NotFoundError):
-        outside.models.list()
+    for key in ("k", f"zc-{'0' * 16}-{'1' * 32}"):  # no route's key, or an unknown route's
+        outside = openai.OpenAI(base_url=f"{bridge.url}/v1", api_key=key)
+        with pytest.raises(openai.AuthenticationError) as refused:
+            outside.models.list()
+        assert "opens no route of the bridge" in refused.value.message
 
     route = bridge.open_route("late", Script(ModelReply("never", ())))
     route.close()
@@ -405,8 +417,7 @@ def test_unknown_and_closed_routes_are_404_and_never_hang(bridge: ModelBridge) -
         client_for(route, timeout=5).chat.completions.create(model="m", messages=USER)
     assert "'late'" in closed.value.message
     assert route.errors == [
-        "the agent made a request after the case's route was closed: "
-        f"/r/{route.token}/v1/chat/completions"
+        "the agent made a request after the case's route was closed: /v1/chat/completions"
     ]
     assert route.requests == []
 

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval.config import AgentTable, load_config
+from zeroclaw_eval.modes.base import RunMode
+from zeroclaw_eval.plugins.registry import Registry
 
 from .bridged_helpers import (
     case_errors,
@@ -267,31 +269,45 @@ def test_the_harness_tool_offer_does_not_bind_an_agent_with_tools_of_its_own(
     assert "registered but not offered to the agent" in refused.stderr
 
 
-def test_served_tools_lift_exactly_the_refusals_the_mcp_side_answers() -> None:
+def test_served_tools_lift_exactly_the_refusals_the_mcp_side_answers(
+    registry: Registry, replay: RunMode
+) -> None:
     """A bridged agent with tools of its own cannot certify a tool's success nor
-    the arguments it dispatched; served the case's tools over MCP, it can: the
-    success flag and the arguments then come from the MCP side."""
+    the arguments it dispatched (a ``tool_sequence`` step comparing them included);
+    served the case's tools over MCP, it can: the success flag and the arguments
+    then come from the MCP side."""
     from zeroclaw_eval.agents.command import CommandAgent
-    from zeroclaw_eval.case.fixture import LlmTrace
+    from zeroclaw_eval.case.admission import admit_data
     from zeroclaw_eval.config import AgentTable
+    from zeroclaw_eval.errors import AdmissionError
 
-    expects = {
+    entries = {
         "all_tools_succeeded": True,
         "tool_call_status": [{"tool": "echo", "status": "succeeded"}],
         "tool_arguments_contain": [{"tool": "echo", "needle": "hi"}],
+        "tool_sequence": [{"mode": "exact", "steps": [{"tool": "echo", "arguments": {}}]}],
         "tool_results_contain": [{"tool": "echo", "needle": "hi"}],
+        "tools_used": ["echo"],
     }
-    trace = LlmTrace.model_validate(
-        {
-            "model_name": "m",
-            "turns": [
-                {"user_input": "Hi", "steps": [{"response": {"type": "text", "content": "hi"}}]}
-            ],
-            "expects": expects,
-        }
-    )
     own = CommandAgent(AgentTable(command=["agent"]), Path("."), "eval.agent")
     served = CommandAgent(AgentTable(command=["agent"], tools="served"), Path("."), "eval.agent")
-    refused = {problem.path[-1] for problem in own.admit(trace)}
-    assert refused == {"all_tools_succeeded", "tool_call_status", "tool_arguments_contain"}
-    assert list(served.admit(trace)) == []
+    refused = set()
+    for family, entry in entries.items():
+        data = echo_case(expects={family: entry})
+        admit_data(data, registry, replay, source="case.json", agent=served)
+        try:
+            admit_data(data, registry, replay, source="case.json", agent=own)
+        except AdmissionError as error:
+            assert "cannot certify this family" in str(error)
+            refused.add(family)
+    assert refused == {
+        "all_tools_succeeded",
+        "tool_call_status",
+        "tool_arguments_contain",
+        "tool_sequence",
+    }
+    # Compared with no arguments, a sequence grades only the order of the calls.
+    ordered = [{"mode": "exact", "steps": [{"tool": "echo"}]}]
+    admit_data(
+        echo_case(expects={"tool_sequence": ordered}), registry, replay, source="c", agent=own
+    )

@@ -303,6 +303,16 @@ def test_call_index_counts_calls_to_that_tool_across_turns(
     assert (check.passed, check.detail) == (passed, detail)
 
 
+@pytest.mark.parametrize("family", ["tool_arguments_contain", "tool_results_contain"])
+def test_call_index_names_one_call_and_never_the_ones_after_it(
+    family: str, grade: Callable[[dict[str, Any], RunRecord], list[CheckResult]]
+) -> None:
+    # Only the second call holds "second": call 0 must not find it there.
+    [check] = grade({family: [{"tool": "echo", "needle": "second", "call_index": 0}]}, ACROSS_TURNS)
+    assert check.passed is False
+    assert "first" in check.detail
+
+
 # --- needles against the dispatched JSON, through the real loop -----------------
 
 

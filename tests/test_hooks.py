@@ -18,6 +18,7 @@ from zeroclaw_eval import (
     AgentUnderTest,
     CaseProvider,
     CheckResult,
+    Dialect,
     EvalConfig,
     Family,
     Formatter,
@@ -51,6 +52,7 @@ def signature(name: str) -> str:
 def test_there_are_hooks() -> None:
     assert HOOKS == [
         "zeroclaw_eval_register_agents",
+        "zeroclaw_eval_register_dialects",
         "zeroclaw_eval_register_families",
         "zeroclaw_eval_register_formatters",
         "zeroclaw_eval_register_modes",
@@ -102,8 +104,12 @@ def test_each_hook_is_called_once_in_documented_order() -> None:
         def zeroclaw_eval_register_agents(self) -> None:
             calls.append("agents")
 
+        @hookimpl
+        def zeroclaw_eval_register_dialects(self) -> None:
+            calls.append("dialects")
+
     make_registry(Recorder())
-    assert calls == ["families", "formatters", "modes", "tools", "agents"]
+    assert calls == ["families", "formatters", "modes", "tools", "agents", "dialects"]
 
 
 # --- one test per hook --------------------------------------------------------------
@@ -204,6 +210,14 @@ class EveryHook:
     def zeroclaw_eval_register_agents(self, register: Callable[[AgentUnderTest], None]) -> None:
         register(Shouter())
 
+    @hookimpl
+    def zeroclaw_eval_register_dialects(self, register: Callable[[Dialect], None]) -> None:
+        register(BRACKETED)
+
+
+#: A stack that shows the model each result in brackets, and an error after a tag.
+BRACKETED = Dialect("bracketed", success=("[{result}]",), error=("[error] {result}",))
+
 
 def run(suite: Path, *args: str, plugin: object | None = None) -> tuple[int, str, str]:
     plugins = () if plugin is None else (plugin,)
@@ -287,3 +301,30 @@ def test_hook_zeroclaw_eval_register_agents(tmp_path: Path) -> None:
     ) in stderr
     assert run(suite, plugin=EveryHook())[0] == 1  # admitted for reference; DONE still fails
     assert "b.json" not in run(suite, plugin=EveryHook())[2]
+
+
+def test_hook_zeroclaw_eval_register_dialects(tmp_path: Path) -> None:
+    # An honest agent whose framework shows each result in brackets: read its way, it
+    # passes; read as the chat default (the result alone), it would be a liar.
+    from .bridged_helpers import configure, factory
+
+    agent = "\n".join([factory("loop_agent:make_bracketing"), 'tools = "served"'])
+    config = configure(tmp_path / "project", agent)
+    suite = tmp_path / "suite"
+    expects = {"tool_results_contain": [{"tool": "echo", "needle": "hello"}]}
+    write_fixture(suite, fixture(expects, tool_calls=[("echo", {"message": "hello"})]))
+    code, stdout, _ = run(suite, "--config", str(config), plugin=EveryHook())
+    assert code == 1
+    assert (
+        "✗ served_tools: results sent back: turn 0: 'echo' call 'call_1': the tool returned "
+        "'hello', the agent sent the model '[hello]'"
+    ) in stdout
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text + 'dialect = "bracketed"\n', encoding="utf-8")
+    assert run(suite, "--config", str(config), plugin=EveryHook())[0] == 0
+    # Without the plugin the name is unknown: a configuration error naming the known ones.
+    code, _, stderr = run(suite, "--config", str(config))
+    assert code == 1
+    assert "eval.agent.dialect='bracketed': unknown dialect (known dialects: ag2, chat," in stderr
+    listed = run_cli(["eval", "plugins"], EveryHook()).stdout
+    assert "dialects: bracketed" in listed

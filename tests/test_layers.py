@@ -31,8 +31,8 @@ PACKAGE = PROJECT / "src" / "zeroclaw_eval"
 #: ``agents``, which implements it).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "version"),
-    ("util",),
-    ("protocol", "workspace", "report"),
+    ("util", "toolserver.headers"),
+    ("protocol", "agents.dialect", "workspace", "report"),
     ("grading",),
     ("config", "modes", "agents.base", "hookspecs"),
     ("plugins",),

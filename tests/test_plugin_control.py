@@ -79,6 +79,7 @@ def test_installed_plugins_are_listed_with_distribution_and_version(installed: N
         "modes": [],
         "tools": [],
         "agents": [],
+        "dialects": [],
     }
     assert rows["response_json"]["provides"]["families"] == ["response_json"]
     assert rows["echo"]["builtin"] is True and rows["echo"]["distribution"] is None

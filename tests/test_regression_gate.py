@@ -50,3 +50,37 @@ def test_conformance_fixtures_replay_green_unchanged(suite: Path, registry: Regi
 def test_conformance_corpus_is_complete() -> None:
     fixtures = list((TESTS / "conformance").glob("*/*.json"))
     assert len(fixtures) == 30
+
+
+VACUOUS = (
+    '{"model_name": "vacuous", "turns": [{"user_input": "Hi", "steps": [{"response": '
+    '{"type": "text", "content": "hello"}}]}], "expects": {"max_tool_calls": 0}}'
+)
+
+
+def test_a_gating_run_refuses_a_vacuous_fixture_and_a_non_gating_one_says_so(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from .conftest import zeroclaw
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "vacuous.json").write_text(VACUOUS, encoding="utf-8")
+    gated = zeroclaw("eval", "run", "--suite", suite, "--no-history", cwd=tmp_path)
+    assert gated.returncode == 1
+    assert "suite/vacuous.json: expects: vacuous: a run that does nothing passes all 1 check" in (
+        gated.stderr
+    )
+    assert "1/1 cases passed" not in gated.stdout
+    measured = zeroclaw(
+        "eval", "run", "--suite", suite, "--no-history", "--no-gate", "--format", "json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert measured.returncode == 0, measured.stderr
+    [case] = json.loads(measured.stdout)["cases"]
+    assert case["warnings"] == [
+        "suite/vacuous.json: expects: vacuous: a run that does nothing passes all 1 check "
+        "(max_tool_calls: 0); add an expectation that only the intended behaviour satisfies"
+    ]

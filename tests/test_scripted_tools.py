@@ -263,3 +263,23 @@ def test_a_defined_tool_is_offered_as_defined_and_the_schema_describes_the_key(
     assert definition["required"] == ["input_schema"]
     assert definition["properties"]["input_schema"]["properties"]["type"] == {"const": "object"}
     assert definition["properties"]["input_schema"]["required"] == ["type"]
+
+
+def test_a_defined_tool_counts_as_offered_to_the_expectations_that_name_it(
+    tmp_path: Path,
+) -> None:
+    # "count" is offered (defined) and never called: a closed sequence may allow it,
+    # as tools_used may name it, rather than be refused as naming no offered tool.
+    fixture = defined_fixture(
+        tool_results={"forecast": [{"result": "snow"}]},
+        tool_definitions={"count": {"input_schema": {"type": "object"}}},
+    )
+    fixture["expects"]["tool_sequence"] = [
+        {
+            "mode": "calls_only_among",
+            "steps": [{"tool": "forecast"}, {"tool": "count", "optional": True}],
+        }
+    ]
+    suite = write_suite(tmp_path / "suite", fixture)
+    result = zeroclaw("eval", "run", "--suite", suite, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr

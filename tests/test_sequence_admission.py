@@ -250,16 +250,24 @@ def test_a_step_naming_a_tool_outside_the_offer_is_refused(tmp_path: Path) -> No
     assert zeroclaw("eval", "run", "--suite", suite, "--no-history").returncode == 0
 
 
-def test_a_bridged_agent_refuses_call_status_but_certifies_the_sequence(tmp_path: Path) -> None:
+def test_a_bridged_agent_refuses_call_status_and_arguments_but_certifies_the_order(
+    tmp_path: Path,
+) -> None:
     config = configure(tmp_path / "project", command("echo_agent.py"))
     status = expects(tool_call_status=[{"tool": "echo", "status": "succeeded"}])
     refused = run(config, write_suite(tmp_path / "refused", status))
     assert refused.exit_code == 1
     assert "case0.json: expects.tool_call_status: agent 'command " in refused.stderr
     assert "cannot certify this family: a bridged agent runs its tools itself" in refused.stderr
-    # Names and arguments cross the wire: the sequence is graded from what the agent sent.
-    sequence = expects(tool_sequence=steps("exact", HELLO))
+    # The names of the calls cross the wire: their order is graded from it.
+    sequence = expects(tool_sequence=steps("exact", ECHO))
     assert run(config, write_suite(tmp_path / "sequence", sequence)).exit_code == 0
+    # The arguments the agent dispatched do not: the script's could not fail.
+    arguments = expects(tool_sequence=steps("exact", HELLO))
+    refused = run(config, write_suite(tmp_path / "arguments", arguments))
+    assert refused.exit_code == 1
+    assert "case0.json: expects.tool_sequence: agent 'command " in refused.stderr
+    assert "so the harness sees only the arguments the script sent it" in refused.stderr
 
 
 # --- the JSON Schema ------------------------------------------------------------

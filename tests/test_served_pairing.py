@@ -16,16 +16,18 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval.agents.served import Dispatch, ServedRecord, ServedTools, pair, pairing_checks
+from zeroclaw_eval.agents.wire import WireCall
 from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord
 from zeroclaw_eval.protocol import ToolResult
+from zeroclaw_eval.report.model import CheckResult
 
 
 def asked(
     turn: int, name: str, call_id: str, result: str = "ok", sent: bool = True, **arguments: Any
-) -> RecordedCall:
+) -> WireCall:
     """A call the model asked for, with the result the agent sent back (``sent``)."""
-    return RecordedCall(turn, call_id, name, arguments, result, sent)
+    return WireCall(turn, 0, call_id, name, arguments, 0, result if sent else None)
 
 
 def ran(turn: int, name: str, result: str = "ok", ok: bool = True, **arguments: Any) -> Dispatch:
@@ -49,7 +51,11 @@ def test_an_honest_agent_passes_the_four_checks() -> None:
             True,
             "every dispatch carried the model's arguments",
         ),
-        ("served_tools: results sent back", True, "every result reached the model as returned"),
+        (
+            "served_tools: results sent back",
+            True,
+            "every result reached the model whole, as returned",
+        ),
     ]
 
 
@@ -131,7 +137,7 @@ def test_a_result_not_sent_back_fails_its_check() -> None:
     assert [passed for _, passed, _ in found] == [True, True, True, False]
 
 
-def test_a_changed_result_fails_its_check_and_a_wrapped_one_passes() -> None:
+def test_a_changed_result_fails_its_check_and_so_does_one_with_text_added_or_cut() -> None:
     found = checks([asked(0, "echo", "c1", "bye")], [ran(0, "echo", "hello")])
     assert found[3] == (
         "served_tools: results sent back",
@@ -143,8 +149,22 @@ def test_a_changed_result_fails_its_check_and_a_wrapped_one_passes() -> None:
         "turn 0: 'echo' call 'c1': the tool returned (an error) 'boom', "
         "the agent sent the model 'bye'"
     )
-    wrapped = checks([asked(0, "echo", "c1", "tool said: hello!")], [ran(0, "echo", "hello")])
-    assert wrapped[3][1] is True
+    # Compared whole: a result with text added, or cut short, is not the result.
+    padded = checks([asked(0, "echo", "c1", "hello (cached)")], [ran(0, "echo", "hello")])
+    assert padded[3][:2] == ("served_tools: results sent back", False)
+    result = "Paris, France: population 2,102,650 (2023); mayor Anne Hidalgo"
+    cut = checks([asked(0, "echo", "c1", result[:16])], [ran(0, "echo", result)])
+    assert cut[3] == (
+        "served_tools: results sent back",
+        False,
+        f"turn 0: 'echo' call 'c1': the tool returned {result!r}, the agent sent the model "
+        f"{result[:16]!r}",
+    )
+    long = result * 3
+    ends = checks([asked(0, "echo", "c1", long + "!")], [ran(0, "echo", long)])
+    # The quote shows where the two part: at the end here.
+    assert ends[3][2].endswith("'...") is False
+    assert "Hidalgo!'" in ends[3][2]
 
 
 def test_a_check_lists_three_findings_then_counts_the_rest() -> None:
@@ -160,16 +180,12 @@ def test_a_check_lists_three_findings_then_counts_the_rest() -> None:
 def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -> None:
     # The pairing alone, without a route: record() reads only the dispatches.
     served = object.__new__(ServedTools)
+    served._tools = {"echo": None, "rm": None}  # type: ignore[dict-item]
     served.dispatches = [ran(0, "echo", "hello", message="hello"), ran(0, "rm", "gone", ok=False)]
     request = ModelRequest(0, 0, [{"role": "user", "content": "Echo hello"}], [], api="chat")
-    wire = RunRecord(
-        responses=["done"],
-        calls=[asked(0, "echo", "call_7", "hello", message="hello")],
-        input_tokens=3,
-        output_tokens=4,
-        requests=[request],
-    )
-    record = served.record(wire)
+    wire = RunRecord(responses=["done"], input_tokens=3, output_tokens=4, requests=[request])
+    requested = [asked(0, "echo", "call_7", "hello", message="hello")]
+    record = served.record(wire, requested)
     assert isinstance(record, ServedRecord)
     assert record.calls == [
         RecordedCall(0, "call_7", "echo", {"message": "hello"}, "hello", True),
@@ -177,7 +193,7 @@ def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -
     ]
     assert (record.responses, record.input_tokens, record.output_tokens) == (["done"], 3, 4)
     assert record.requests == [request]  # what the model was asked stays evidence
-    assert record.certified_checks() == pairing_checks(*pair(wire.calls, served.dispatches))
+    assert record.certified_checks() == pairing_checks(*pair(requested, served.dispatches))
     assert [check.passed for check in record.certified_checks()] == [True, False, True, True]
 
 
@@ -212,8 +228,9 @@ def test_a_call_to_a_tool_the_case_does_not_serve_is_recorded_as_a_failed_dispat
         ran(0, "ecko", "Unknown tool: 'ecko' (served: echo)", ok=False, message="hi"),
     ]
     assert served.error() is None
-    wire = RunRecord(["done"], [asked(0, "echo", "c1", "hi", message="hi")], 0, 0)
-    assert [(call.name, call.succeeded) for call in served.record(wire).calls] == [
+    wire = RunRecord(["done"])
+    requested = [asked(0, "echo", "c1", "hi", message="hi")]
+    assert [(call.name, call.succeeded) for call in served.record(wire, requested).calls] == [
         ("echo", True),
         ("ecko", False),
     ]
@@ -257,3 +274,58 @@ def test_a_result_of_exactly_the_bound_is_served_and_one_more_is_not() -> None:
         ("sized", True),
         ("missing", False),
     ]
+
+
+# --- what each dialect adds -------------------------------------------------------
+
+
+def test_the_agents_own_calls_are_named_in_the_first_check_and_expected_nowhere() -> None:
+    mine = [asked(0, f"own_{n}", f"c{n}") for n in range(4)]
+    first = pairing_checks([], [], [], internal=mine[:3])[0]
+    assert first == CheckResult(
+        "served_tools: requested calls dispatched",
+        True,
+        "0 requested calls dispatched; the agent ran its own tools for 'own_0' call 'c0', "
+        "'own_1' call 'c1', 'own_2' call 'c2' (internal, not served)",
+    )
+    assert pairing_checks([], [], [], internal=mine)[0].detail.endswith(
+        "'own_2' call 'c2' and 1 more (internal, not served)"
+    )
+
+
+def flat(turn: int, step: int, call_id: str, name: str, shown: str | None) -> WireCall:
+    return WireCall(turn, step, call_id, name, {}, 0, shown)
+
+
+def test_a_flattened_step_is_checked_whole_and_a_step_with_a_call_never_dispatched_is_not() -> None:
+    from zeroclaw_eval.builtin.dialects import SMOLAGENTS
+
+    # Step 0: one call dispatched, one never (its result made up: reported as never
+    # dispatched, and the step not checked again here); step 1: two results, one of
+    # them padded; step 2: no result shown at all.
+    made_up = "Observation:\nzero\nmade up"
+    zero, lazy = flat(0, 0, "c0", "lookup", made_up), flat(0, 0, "c9", "lookup", made_up)
+    padded = "Observation:\none\ntwo (cached)"
+    one, two = flat(0, 1, "c1", "lookup", padded), flat(0, 1, "c2", "lookup", padded)
+    silent = flat(0, 2, "c3", "echo", None)
+    pairs = [
+        (zero, ran(0, "lookup", "zero")),
+        (one, ran(0, "lookup", "one")),
+        (two, ran(0, "lookup", "two")),
+        (silent, ran(0, "echo", "hi")),
+    ]
+    found = pairing_checks(pairs, [], [lazy], SMOLAGENTS)
+    assert found[3] == CheckResult(
+        "served_tools: results sent back",
+        False,
+        "turn 0: 'lookup' call 'c1', 'lookup' call 'c2': the tool returned 'one'; 'two', "
+        "the agent showed the model 'Observation:\\none\\ntwo (cached)'; turn 0: 'echo' call "
+        "'c3': the agent showed the model no result for it in its next request",
+    )
+    dispatched = [ran(0, "lookup", "one"), ran(0, "lookup", "two")]
+    honest = [
+        flat(0, 1, "c1", "lookup", "Observation:\none\ntwo"),
+        flat(0, 1, "c2", "lookup", "Observation:\none\ntwo"),
+    ]
+    pairs, unrequested, undispatched = pair(honest, dispatched)
+    assert pairing_checks(pairs, unrequested, undispatched, SMOLAGENTS)[3].passed

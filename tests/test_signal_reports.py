@@ -225,6 +225,11 @@ def test_a_signal_at_any_moment_leaves_each_report_whole_or_says_it_is_not(
         assert run.read == b"" and not run.report.exists()
         return
     assert code == 128 + signum, stderr
+    name = signal.Signals(signum).name
+    if not stderr:  # loading or running: the partial report says it, whole, everywhere
+        assert json.loads(run.read)["interrupted"] == name
+        assert json.loads(run.report.read_text(encoding="utf-8"))["interrupted"] == name
+        return
     lines = stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: "), stderr
     if lines[0].endswith("no report was written"):
@@ -233,6 +238,23 @@ def test_a_signal_at_any_moment_leaves_each_report_whole_or_says_it_is_not(
     unwritten = lines[0].partition("cut short: ")[2] + lines[0].partition("not written: ")[2]
     if "stdout" not in unwritten:
         document = json.loads(run.read)
-        assert document["interrupted"] in (None, signal.Signals(signum).name)
+        assert document["interrupted"] in (None, name)
     if str(run.report) not in unwritten:
         json.loads(run.report.read_text(encoding="utf-8"))
+
+
+def test_a_signal_once_the_reports_are_written_still_ends_the_run_red() -> None:
+    """Before the reports, a signal stops the run (a partial report, or none, said so);
+    once they are all written whole, it still ends the run as interrupted."""
+    from zeroclaw_eval.run.signals import ReportsInterrupted, RunSignals, SuiteInterrupted
+
+    signals = RunSignals()
+    with pytest.raises(SuiteInterrupted) as before:
+        signals.handle(signal.SIGTERM, None)
+    assert not isinstance(before.value, ReportsInterrupted)
+    with signals.writing(["stdout"]) as writing, writing.step("stdout"):
+        pass
+    with pytest.raises(ReportsInterrupted) as after:
+        signals.handle(signal.SIGTERM, None)
+    assert after.value.whole and after.value.signum == signal.SIGTERM
+    assert str(after.value) == "interrupted by SIGTERM once every report was written whole"

@@ -20,10 +20,10 @@ from urllib.parse import urlsplit
 import anyio
 import pytest
 
-from zeroclaw_eval.agents.base import MCP_URL_ENV
 from zeroclaw_eval.builtin.echo import EchoTool
 from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.protocol import ToolResult
+from zeroclaw_eval.toolserver.headers import MCP_URL_ENV
 from zeroclaw_eval.toolserver.jsonrpc import LATEST_HANDSHAKE_VERSION
 from zeroclaw_eval.toolserver.server import ToolRoute, ToolServer
 

@@ -7,13 +7,18 @@ report models, the library entry points and the errors.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.version import __version__ as __version__
 
+# Not ``typing.TYPE_CHECKING``: importing typing costs this package's lightest users
+# (the MCP relay, started per case) more than the rest of their start.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
     from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
+    from zeroclaw_eval.agents.dialect import Dialect
     from zeroclaw_eval.agents.loop import Agent
     from zeroclaw_eval.case.admission import Case, Expectation, admit_file
     from zeroclaw_eval.case.fixture import LlmTrace
@@ -50,6 +55,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "zeroclaw_eval.agents.base": ("AgentSession", "AgentUnderTest", "ModelSide"),
     "zeroclaw_eval.agents.bridged": ("BridgedAgent", "BridgedSession"),
+    "zeroclaw_eval.agents.dialect": ("Dialect",),
     "zeroclaw_eval.agents.loop": ("Agent",),
     "zeroclaw_eval.case.admission": ("Case", "Expectation", "admit_file"),
     "zeroclaw_eval.case.fixture": ("LlmTrace",),
@@ -113,6 +119,7 @@ __all__ = [
     "CaseReport",
     "CheckResult",
     "ConfigError",
+    "Dialect",
     "EvalConfig",
     "Expectation",
     "Family",

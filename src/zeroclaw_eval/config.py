@@ -202,6 +202,11 @@ class AgentTable(BaseModel):
     """``own``: the agent runs tools of its own; ``served``: it takes the case's tools
     from the harness's MCP server (a factory's ``mcp_url=``, a command's
     ``ZEROCLAW_EVAL_MCP_URL``), so what it dispatched is graded."""
+    dialect: str = Field("chat", min_length=1)
+    """How the agent talks to its model: a registered dialect's name (``zeroclaw eval
+    plugins`` lists them). It says where the agent shows the model a tool's result and
+    what its framework adds around it, so that the harness reads the calls and results
+    off the wire the agent's way (``docs/AGENTS.md``)."""
     mcp_upstream: Annotated[
         list[NonEmptyStr] | str | None, BeforeValidator(_argv_or_url), Field(min_length=1)
     ] = None

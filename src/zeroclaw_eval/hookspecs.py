@@ -22,6 +22,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import AgentUnderTest
+    from zeroclaw_eval.agents.dialect import Dialect
     from zeroclaw_eval.grading.family import Family
     from zeroclaw_eval.modes.base import RunMode
     from zeroclaw_eval.protocol import Tool
@@ -83,4 +84,17 @@ def zeroclaw_eval_register_agents(register: Callable[[AgentUnderTest], None]) ->
     the built-in loop). Its ``start(side)`` makes a fresh session per case attempt
     that meets only the model side, never the fixture; its ``cannot_certify``
     families are refused at admission when it is the agent under test.
+    """
+
+
+@hookspec
+def zeroclaw_eval_register_dialects(register: Callable[[Dialect], None]) -> None:
+    """Register how agent stacks talk to their model: call ``register(dialect)`` for each.
+
+    ``dialect`` is a :class:`~zeroclaw_eval.agents.dialect.Dialect`, declared data:
+    where the stack shows the model a tool's result, what an honest framework adds
+    around it, how it gives its answer. Its ``name`` is what ``[eval.agent] dialect``
+    selects (default ``chat``); the harness reads a bridged agent's calls and results
+    from the wire, and pairs them with what it dispatched over MCP, the way the
+    dialect says.
     """

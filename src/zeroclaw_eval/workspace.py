@@ -59,3 +59,20 @@ def fresh_workspace() -> Iterator[Workspace]:
     finally:
         _current.reset(token)
         workspace.remove()
+
+
+def current_workspace() -> Workspace | None:
+    """The running case's workspace on this thread, ``None`` outside a case: what code
+    that runs the case's tools on another thread (the MCP tool server's) carries there."""
+    return _current.get()
+
+
+@contextmanager
+def entered(workspace: Workspace | None) -> Iterator[None]:
+    """Run the code inside ``workspace``, a case's carried from its own thread (it is
+    not removed here: the case's :func:`fresh_workspace` does that)."""
+    token = _current.set(workspace)
+    try:
+        yield
+    finally:
+        _current.reset(token)

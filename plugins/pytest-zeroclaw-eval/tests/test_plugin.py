@@ -165,6 +165,20 @@ def test_a_refused_fixture_is_a_collection_error_naming_file_and_field(project: 
     assert "passed" not in result.stdout.splitlines()[-1]  # nothing ran
 
 
+def test_a_vacuous_fixture_is_a_collection_error_as_the_gate_refuses_it(project: Path) -> None:
+    # A run that does nothing passes it: it cannot join the gate, through pytest either.
+    vacuous = echo_case("vacuous", max_tool_calls=0)
+    vacuous["turns"][0]["steps"] = [{"response": {"type": "text", "content": "hi"}}]
+    write(project / "evals" / "regression" / "f_vacuous.json", vacuous)
+    result = pytest_run(project, "--zeroclaw-suite", "evals/regression")
+    assert result.returncode == 2, result.stdout
+    assert "ERROR collecting evals/regression/f_vacuous.json" in result.stdout
+    assert (
+        "zeroclaw-eval: evals/regression/f_vacuous.json: expects: vacuous: a run that does "
+        "nothing passes all 1 check (max_tool_calls: 0)"
+    ) in result.stdout
+
+
 @pytest.mark.parametrize(
     ("expression", "selected"),
     [

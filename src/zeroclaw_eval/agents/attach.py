@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zeroclaw_eval.agents.dialect import CHAT, Dialect
 from zeroclaw_eval.config import AgentTable
 from zeroclaw_eval.errors import ConfigError
 
@@ -37,7 +38,14 @@ def select_agent(
     """
     name_of = field if field is not None else (lambda key: f"eval.{key}")
     if isinstance(setting, AgentTable):
-        return attached_agent(setting, base_dir or Path.cwd(), name_of)
+        dialect = registry.dialects.get(setting.dialect)
+        if dialect is None:
+            known = ", ".join(sorted(registry.dialects)) or "none"
+            raise ConfigError(
+                f"{name_of('agent.dialect')}={setting.dialect!r}: unknown dialect "
+                f"(known dialects: {known})"
+            )
+        return attached_agent(setting, base_dir or Path.cwd(), name_of, dialect.obj)
     entry = registry.agents.get(setting)
     if entry is None:
         known = ", ".join(sorted(registry.agents)) or "none"
@@ -46,14 +54,18 @@ def select_agent(
 
 
 def attached_agent(
-    table: AgentTable, base_dir: Path, field_name: Callable[[str], str]
+    table: AgentTable,
+    base_dir: Path,
+    field_name: Callable[[str], str],
+    dialect: Dialect = CHAT,
 ) -> BridgedAgent:
-    """The agent an ``[eval.agent]`` table attaches; relative paths from ``base_dir``."""
+    """The agent an ``[eval.agent]`` table attaches, talking ``dialect``; relative paths
+    from ``base_dir``."""
     if table.factory is not None:
         from zeroclaw_eval.agents.factory import FactoryAgent
 
-        return FactoryAgent(table, base_dir, field_name("agent.factory"))
+        return FactoryAgent(table, base_dir, field_name("agent.factory"), dialect)
     from zeroclaw_eval.agents.command import CommandAgent
 
     assert table.command is not None  # the table validates that one of the two is given
-    return CommandAgent(table, base_dir, field_name("agent.command"))
+    return CommandAgent(table, base_dir, field_name("agent.command"), dialect)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from zeroclaw_eval.agents.dialect import CHAT, Dialect
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.protocol import DEFAULT_MAX_TOOL_ITERATIONS
 from zeroclaw_eval.util.redact import NO_SECRETS, Secrets
@@ -36,10 +37,6 @@ if TYPE_CHECKING:
 
 #: The agent run when neither ``[eval].agent`` nor ``--agent`` names one.
 DEFAULT_AGENT = "reference"
-
-#: The variable a command agent served its tools finds its case's MCP endpoint in
-#: (its children inherit it: ``zeroclaw-eval-mcp-relay`` reads it too).
-MCP_URL_ENV = "ZEROCLAW_EVAL_MCP_URL"
 
 
 class Route(Protocol):
@@ -195,6 +192,11 @@ class AgentUnderTest(ABC):
     """Whether the agent talks to the model over HTTP: then the run starts one
     loopback model bridge (:mod:`zeroclaw_eval.bridge`) and stops it when it ends."""
 
+    dialect: Dialect = CHAT
+    """How the agent talks to its model (:class:`~zeroclaw_eval.agents.dialect.Dialect`):
+    where it shows the model a tool's result, how it gives its answer. ``zeroclaw eval
+    check`` reads the script the same way."""
+
     passes_replies_through: ClassVar[bool] = False
     """Whether the agent ends each turn with the model's last text, unchanged (the
     reference loop does): then ``zeroclaw eval check`` knows a replayed case's final
@@ -225,6 +227,16 @@ class AgentUnderTest(ABC):
     A fixture that uses one is refused at admission for this agent, naming the
     family and the reason: a check that would rest on a guess never runs.
     """
+
+    @property
+    def unobservable(self) -> Mapping[str, str]:
+        """The kinds of evidence this agent cannot make observable, each with the reason
+        (kinds as :meth:`~zeroclaw_eval.grading.family.Family.evidence` names them).
+
+        A fixture entry whose family reads one of them is refused at admission for this
+        agent, naming the family and the reason. None by default.
+        """
+        return MappingProxyType({})
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         """Refuse, at admission, what this agent cannot certify (paths from the trace's root).

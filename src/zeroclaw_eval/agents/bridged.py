@@ -25,13 +25,15 @@ from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.agents.base import AgentSession, AgentUnderTest, ModelSide
+from zeroclaw_eval.agents.dialect import CHAT, Dialect
 from zeroclaw_eval.agents.served import ServedTools
-from zeroclaw_eval.agents.wire import Exchange, calls_from_wire
+from zeroclaw_eval.agents.wire import Exchange, calls_from_wire, wire_calls
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.grading.record import ModelRequest, RunRecord
 from zeroclaw_eval.modes.base import StepsLeftUnused
 from zeroclaw_eval.protocol import ModelReply, ToolResult
@@ -41,26 +43,38 @@ if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import Route
     from zeroclaw_eval.bridge.wire import BridgeRequest
     from zeroclaw_eval.case.fixture import LlmTrace
-    from zeroclaw_eval.grading.family import Problem
 
-#: Why a bridged agent with tools of its own refuses ``all_tools_succeeded`` and
-#: ``tool_call_status``.
+#: Why a bridged agent with tools of its own cannot certify a tool's success
+#: (``all_tools_succeeded``, ``tool_call_status``).
 UNOBSERVABLE_SUCCESS = (
     "a bridged agent runs its tools itself, and a tool's own success never crosses the "
     "wire (only its result text does): grade that text with tool_results_contain, or "
     'serve the agent the case\'s tools over MCP ([eval.agent] tools = "served")'
 )
 
-#: Why a bridged agent with tools of its own refuses ``tool_arguments_contain``.
+#: Why a bridged agent with tools of its own cannot certify the arguments it dispatched
+#: (``tool_arguments_contain``, a ``tool_sequence`` step that compares arguments).
 UNOBSERVABLE_ARGUMENTS = (
     "a bridged agent runs its tools itself, so the harness sees only the arguments the "
     "script sent it, never those the agent dispatched: the check could not fail; serve "
     'the agent the case\'s tools over MCP ([eval.agent] tools = "served") to grade them'
 )
 
+#: Why an agent whose model writes code, with tools of its own, certifies no call.
+UNOBSERVABLE_CODE_CALLS = (
+    "its model writes code that calls the agent's own tools, so no tool call crosses the "
+    "wire and the harness sees none: serve the agent the case's tools over MCP "
+    '([eval.agent] tools = "served") to grade its calls'
+)
 
-#: What a bridged agent served its tools over MCP makes observable after all.
-SEEN_WHEN_SERVED = frozenset({"all_tools_succeeded", "tool_call_status", "tool_arguments_contain"})
+#: Why an agent that flattens a step's results into one text cannot tie a result to
+#: one of several calls of that step to its own tools.
+UNTIED_RESULTS = (
+    "shows the model the results of one step's calls together, in one text, so a "
+    "result cannot be tied to one call of a step that makes several: script the calls "
+    "in steps of their own, or serve the agent the case's tools over MCP ([eval.agent] "
+    'tools = "served")'
+)
 
 
 @dataclass
@@ -131,28 +145,56 @@ class BridgedAgent(AgentUnderTest):
 
     needs_bridge = True
     own_tools = True
-    cannot_certify: ClassVar[Mapping[str, str]] = MappingProxyType(
-        {
-            "all_tools_succeeded": UNOBSERVABLE_SUCCESS,
-            "tool_call_status": UNOBSERVABLE_SUCCESS,
-            "tool_arguments_contain": UNOBSERVABLE_ARGUMENTS,
-        }
-    )
 
-    def __init__(self, table: AgentTable | None = None) -> None:
+    def __init__(self, table: AgentTable | None = None, dialect: Dialect = CHAT) -> None:
         self.table = table
+        #: How the agent talks to its model: how its calls and results are read.
+        self.dialect = dialect
         if table is not None and table.tools == "served":
             # The harness's tools, under its tool offer, on the MCP tool server.
             self.own_tools = False
             self.serves_tools = True
 
+    @property
+    def unobservable(self) -> Mapping[str, str]:
+        # Served its tools, the agent is seen on both sides: everything rests on the
+        # dispatches. With tools of its own, only what crosses the model's wire.
+        if self.serves_tools:
+            return MappingProxyType({})
+        if not self.dialect.model_calls:
+            return MappingProxyType(
+                dict.fromkeys(("calls", "arguments", "results", "status"), UNOBSERVABLE_CODE_CALLS)
+            )
+        return MappingProxyType(
+            {"arguments": UNOBSERVABLE_ARGUMENTS, "status": UNOBSERVABLE_SUCCESS}
+        )
+
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
-        for problem in super().admit(trace):
-            # Served its tools, the agent is seen on both sides: these rest on the
-            # dispatches, not on the script.
-            if self.serves_tools and problem.path[-1] in SEEN_WHEN_SERVED:
-                continue
-            yield problem
+        yield from super().admit(trace)
+        if not self.serves_tools and self.dialect.flattens:
+            yield from self._untied_results(trace)
+
+    def _untied_results(self, trace: LlmTrace) -> Iterable[Problem]:
+        """A result needle on a tool the script calls beside another call in one step:
+        this agent shows the step's results together, so the needle could be met by the
+        other call's result."""
+        shared: set[str] = set()
+        for turn in trace.turns:
+            for step in turn.steps or ():
+                names = [
+                    call.name
+                    for call in getattr(step.response, "tool_calls", ())
+                    if call.name != self.dialect.answer_tool
+                ]
+                if len(names) > 1:
+                    shared.update(names)
+        entries = trace.expects.get("tool_results_contain")
+        for index, entry in enumerate(entries if isinstance(entries, list) else ()):
+            if isinstance(entry, Mapping) and entry.get("tool") in shared:
+                yield Problem(
+                    ("expects", "tool_results_contain", index, "tool"),
+                    f"agent {self.label!r} (dialect {self.dialect.name!r}) {UNTIED_RESULTS}",
+                )
 
     def steps_left_unused(self, error: RunError) -> RunError:
         if not isinstance(error, StepsLeftUnused):
@@ -181,9 +223,12 @@ class BridgedSession(AgentSession):
     in :meth:`release`.
     """
 
-    def __init__(self, side: ModelSide, *, serve_tools: bool = False) -> None:
+    def __init__(
+        self, side: ModelSide, *, serve_tools: bool = False, dialect: Dialect = CHAT
+    ) -> None:
         if side.bridge is None:
             raise RunError("a bridged agent needs the model bridge, and the run started none")
+        self._dialect = dialect
         self._provider = side.provider
         self._turn = 0
         self._step = 0
@@ -259,12 +304,15 @@ class BridgedSession(AgentSession):
         exchanges = list(self._exchanges)
         record = RunRecord(
             list(self._responses),
-            calls_from_wire(exchanges),
+            [],
             sum(exchange.reply.input_tokens for exchange in exchanges),
             sum(exchange.reply.output_tokens for exchange in exchanges),
             list(self._requests),
         )
-        return self.served.record(record) if self.served is not None else record
+        if self.served is not None:
+            return self.served.record(record, wire_calls(exchanges, self._dialect), self._dialect)
+        record.calls = calls_from_wire(exchanges, self._dialect)
+        return record
 
     def requests_so_far(self) -> Sequence[ModelRequest]:
         return list(self._requests)

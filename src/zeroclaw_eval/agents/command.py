@@ -45,10 +45,12 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
 
-from zeroclaw_eval.agents.base import MCP_URL_ENV, ModelSide
+from zeroclaw_eval.agents.base import ModelSide
 from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
+from zeroclaw_eval.agents.dialect import CHAT, Dialect
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
+from zeroclaw_eval.toolserver.headers import MCP_URL_ENV
 from zeroclaw_eval.util.processes import Mark, adopt_orphans
 from zeroclaw_eval.workspace import case_workspace
 
@@ -77,13 +79,16 @@ def resolve_command(command: list[str], base_dir: Path) -> list[str]:
     The process runs in the case workspace, so ``["node", "agent.mjs"]`` must name
     the file beside the configuration: a word naming an existing file there (and a
     program given as a relative path) is made absolute; other words are left alone.
+    A path is made absolute, never resolved: a virtual environment's ``python`` is a
+    link to the base interpreter, which run by its target's name would not be in the
+    environment.
     """
     resolved = []
     for index, word in enumerate(command):
         candidate = base_dir / word
         relative_program = index == 0 and os.sep in word
         if not Path(word).is_absolute() and (relative_program or candidate.is_file()):
-            resolved.append(str(candidate.resolve()))
+            resolved.append(os.path.abspath(candidate))
         else:
             resolved.append(word)
     return resolved
@@ -103,8 +108,10 @@ class CommandAgent(BridgedAgent):
     name = "command"
     description = "an agent in any language, run by [eval.agent] command"
 
-    def __init__(self, table: AgentTable, base_dir: Path, field: str) -> None:
-        super().__init__(table)
+    def __init__(
+        self, table: AgentTable, base_dir: Path, field: str, dialect: Dialect = CHAT
+    ) -> None:
+        super().__init__(table, dialect)
         assert table.command is not None
         self.argv = resolve_command(table.command, base_dir)
         self.mcp_upstream = upstream_of(table, base_dir)
@@ -136,7 +143,7 @@ class CommandSession(BridgedSession):
     """One agent process for one case attempt."""
 
     def __init__(self, side: ModelSide, agent: CommandAgent) -> None:
-        super().__init__(side, serve_tools=agent.serves_tools)
+        super().__init__(side, serve_tools=agent.serves_tools, dialect=agent.dialect)
         self._agent = agent
         self._lock = threading.Lock()
         self._owner = threading.current_thread()

@@ -26,6 +26,7 @@ from typing import Any
 from zeroclaw_eval.agents.base import ModelSide
 from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
 from zeroclaw_eval.agents.command import upstream_of
+from zeroclaw_eval.agents.dialect import CHAT, Dialect
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.workspace import case_workspace
@@ -37,8 +38,10 @@ class FactoryAgent(BridgedAgent):
     name = "factory"
     description = "a Python agent made in-process by [eval.agent] factory"
 
-    def __init__(self, table: AgentTable, base_dir: Path, field: str) -> None:
-        super().__init__(table)
+    def __init__(
+        self, table: AgentTable, base_dir: Path, field: str, dialect: Dialect = CHAT
+    ) -> None:
+        super().__init__(table, dialect)
         assert table.factory is not None
         self.spec = table.factory
         self.base_dir = base_dir
@@ -91,7 +94,7 @@ class FactorySession(BridgedSession):
     """One object made by the factory, for one case attempt."""
 
     def __init__(self, side: ModelSide, agent: FactoryAgent) -> None:
-        super().__init__(side, serve_tools=agent.serves_tools)
+        super().__init__(side, serve_tools=agent.serves_tools, dialect=agent.dialect)
         self._spec = agent.spec
         # The agent shares the harness's environment, the provider's key included:
         # whatever it raises is quoted without the key.

@@ -6,10 +6,14 @@ server on 127.0.0.1 (ephemeral port, one per run) that speaks the OpenAI Chat
 Completions API faithfully enough for the official SDKs, unmodified, and answers
 each request from a callable, the running case's mode provider.
 
-Each case attempt opens its own :class:`BridgeRoute`: a private base URL
-(``http://127.0.0.1:PORT/r/<token>/v1``) and API key. Requests on one route go
-to that route's ``answer`` one at a time, in arrival order, so parallel cases
-never cross and a provider never sees two requests at once.
+Each case attempt opens its own :class:`BridgeRoute`: a private API key, which
+names the route. The base URL is the same for every case of a run
+(``http://127.0.0.1:PORT/v1``), so that an agent may keep one client for all of
+them and give each case its key (``client.with_options(api_key=...)``, a tenth of
+a millisecond, where a new client builds an SSL context); the route's own path,
+``/r/<token>/v1``, reaches it too. Requests on one route go to that route's
+``answer`` one at a time, in arrival order, so parallel cases never cross and a
+provider never sees two requests at once.
 
 Endpoints under a route's base URL:
 
@@ -48,7 +52,14 @@ from collections.abc import Callable
 from typing import Any
 
 from zeroclaw_eval.bridge.chat import serve_chat_completions, serve_models
-from zeroclaw_eval.bridge.wire import CODE_RUN_ERROR, Answer, BridgeRoute, Refusal, Served
+from zeroclaw_eval.bridge.wire import (
+    CODE_RUN_ERROR,
+    Answer,
+    BridgeRoute,
+    Refusal,
+    Served,
+    token_of,
+)
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.util.loopback import (
     BodyRefused,
@@ -238,14 +249,33 @@ class _Handler(TrackedHandler):
             self.close_connection = True
         self._send_error(refusal)
 
+    def _key(self) -> str:
+        """The API key the request carries (``Authorization: Bearer``, or ``x-api-key``)."""
+        bearer = self.headers.get("Authorization", "")
+        key = bearer[7:] if bearer[:7].lower() == "bearer " else self.headers.get("x-api-key", "")
+        return str(key).strip()
+
     def _route(self) -> tuple[BridgeRoute, str]:
-        """The route the path names and the endpoint under its ``/v1``."""
+        """The route the request names (by its path, or on the run's base URL by its
+        key) and the endpoint under its ``/v1``."""
         path = self.path.split("?", 1)[0]
         parts = path.split("/", 4)
+        if parts[1:2] == ["v1"] and len(parts) > 2:  # the run's base URL: the key names it
+            token = token_of(self._key())
+            if token is None or self.server.bridge.lookup(token) is None:
+                raise Refusal(
+                    401,
+                    "a request whose API key opens no route of the bridge (use the route's "
+                    "api_key)",
+                    "invalid_api_key",
+                )
+            endpoint = "/".join(parts[2:])
         # ["", "r", token, "v1", endpoint]
-        if len(parts) < 5 or parts[1] != "r" or parts[3] != "v1":
+        elif len(parts) < 5 or parts[1] != "r" or parts[3] != "v1":
             raise Refusal(404, f"no bridge route at {one_line(path)!r}", "unknown_route")
-        route = self.server.bridge.lookup(parts[2])
+        else:
+            token, endpoint = parts[2], parts[4]
+        route = self.server.bridge.lookup(token)
         if route is None:
             raise Refusal(404, "no such bridge route (the case has finished?)", "unknown_route")
         if route.closed:
@@ -253,12 +283,10 @@ class _Handler(TrackedHandler):
             raise Refusal(
                 404, f"the bridge route of case {route.label!r} is closed", "unknown_route"
             )
-        return route, parts[4].rstrip("/")
+        return route, endpoint.rstrip("/")
 
     def _authorize(self, route: BridgeRoute) -> None:
-        bearer = self.headers.get("Authorization", "")
-        key = bearer[7:] if bearer[:7].lower() == "bearer " else self.headers.get("x-api-key", "")
-        if not hmac.compare_digest(key.strip().encode(), route.api_key.encode()):
+        if not hmac.compare_digest(self._key().encode(), route.api_key.encode()):
             raise Refusal(
                 401,
                 "a request with a missing or wrong API key (use the route's api_key)",

@@ -56,6 +56,18 @@ Answer = Callable[[BridgeRequest], ModelReply]
 """Answers one request; raises :class:`RunError` when the script cannot."""
 
 
+#: How a route's key starts: then comes its token, a dash, and its secret.
+KEY_PREFIX = "zc-"
+
+
+def token_of(key: str) -> str | None:
+    """The route token a key names, or ``None`` when it has not a route key's form."""
+    if not key.startswith(KEY_PREFIX):
+        return None
+    token, dash, _ = key[len(KEY_PREFIX) :].partition("-")
+    return token if dash and token else None
+
+
 class BridgeRoute(Route):
     """One case attempt's private way in: its base URL, its API key, what it saw.
 
@@ -68,10 +80,14 @@ class BridgeRoute(Route):
     def __init__(self, bridge: ModelBridge, label: str, answer: Answer) -> None:
         super().__init__(bridge)
         self.label = label
-        self.api_key = f"zc-{secrets.token_hex(16)}"
-        #: What SDKs that add ``/v1`` themselves (Anthropic's) take as their base URL.
-        self.root_url = f"{bridge.url}/r/{self.token}"
-        #: What ``OPENAI_BASE_URL`` / ``base_url=`` of the OpenAI SDKs take.
+        #: The route's key; it names the route (its token), so that one base URL
+        #: serves every case of a run and an agent can keep one client for them all.
+        self.api_key = f"{KEY_PREFIX}{self.token}-{secrets.token_hex(16)}"
+        #: What SDKs that add ``/v1`` themselves (Anthropic's) take as their base URL:
+        #: the same for every route of the run.
+        self.root_url = bridge.url
+        #: What ``OPENAI_BASE_URL`` / ``base_url=`` of the OpenAI SDKs take: the same
+        #: for every route of the run (``/r/<token>/v1`` reaches the route too).
         self.base_url = f"{self.root_url}/v1"
         self.requests: list[BridgeRequest] = []
         self.errors: list[str] = []

@@ -39,6 +39,10 @@ class ToolCallStatus(Family[list[StatusEntry]]):
     """Every call to a tool, or the call at an index, succeeded (or failed)."""
 
     name = "tool_call_status"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"calls", "status"})
+
     params = list[StatusEntry]
     description = (
         "every call to the tool (at least one), or the call at call_index, succeeded or failed"

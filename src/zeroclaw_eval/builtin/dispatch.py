@@ -72,6 +72,10 @@ class ToolArgumentsContain(_BoundaryFamily):
     """The arguments the agent passed to ``tool`` contain ``needle``."""
 
     name = "tool_arguments_contain"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"calls", "arguments"})
+
     side = "arguments"
     description = "the arguments dispatched to a tool contain the needle"
 
@@ -83,6 +87,10 @@ class ToolResultsContain(_BoundaryFamily):
     """The output ``tool`` returned (or its error text) contains ``needle``."""
 
     name = "tool_results_contain"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"calls", "results"})
+
     side = "result"
     description = "the text a tool returned (or its error) contains the needle"
 

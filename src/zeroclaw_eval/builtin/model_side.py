@@ -108,6 +108,9 @@ def missing_requests(run: RunRecord, needle: Needle) -> str:
 class _NeedleFamily(Family[list[Needle]]):
     params = list[Needle]
 
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"requests"})
+
     def turns_named(self, params: list[Needle]) -> Iterable[tuple[tuple[str | int, ...], int]]:
         return [((index, "turn"), n.turn) for index, n in enumerate(params) if n.turn is not None]
 
@@ -193,6 +196,10 @@ class ToolsOffered(Family[ToolsOffer]):
     ``at_least`` these; ``required`` names parameters a tool's schema must require."""
 
     name = "tools_offered"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"requests"})
+
     params = ToolsOffer
     description = (
         "every model request offered exactly / at least these tools, "

@@ -30,6 +30,10 @@ class ResponseContains(Family[list[str]]):
     """The final response contains each substring."""
 
     name = "response_contains"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"response"})
+
     params = list[NonEmptyStr]
     description = "the final response contains each substring"
 
@@ -67,6 +71,10 @@ class ResponseNotContains(Family[list[str]]):
     """The final response contains none of the substrings."""
 
     name = "response_not_contains"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"response"})
+
     params = list[NonEmptyStr]
     description = "the final response contains none of the substrings"
 
@@ -111,6 +119,10 @@ class ResponseMatches(Family[list[str]]):
     """Each regular expression is found in the final response (``re.search``)."""
 
     name = "response_matches"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"response"})
+
     params = list[NonEmptyStr]
     description = "each regular expression is found (search) in the final response"
 

@@ -112,6 +112,12 @@ class ToolSequence(Family[list[SequenceEntry]]):
     """The calls follow the expected steps in the entry's mode."""
 
     name = "tool_sequence"
+
+    def evidence(self, params: list[SequenceEntry]) -> frozenset[str]:
+        # The arguments are read only by a step that compares them.
+        compares = any(step.matching != "ignore" for entry in params for step in entry.steps)
+        return frozenset({"calls", "arguments"} if compares else {"calls"})
+
     params = list[SequenceEntry]
     description = (
         "the calls follow the steps: in_order, exact, unordered, calls_include or "

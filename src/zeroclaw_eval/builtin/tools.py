@@ -41,6 +41,10 @@ class ToolsUsed(Family[list[str]]):
     """Each named tool was called at least once."""
 
     name = "tools_used"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"calls"})
+
     params = list[NonEmptyStr]
     description = "each tool was called at least once"
 
@@ -69,6 +73,10 @@ class ToolsNotUsed(Family[list[str]]):
     """None of the named tools was called."""
 
     name = "tools_not_used"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"calls"})
+
     params = list[NonEmptyStr]
     description = "none of the tools was called"
 
@@ -103,6 +111,9 @@ class ToolsNotUsed(Family[list[str]]):
 
 class _CountBound(Family[int]):
     params = NonNegativeInt
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"calls"})
 
     def holds(self, bound: int, count: int) -> bool:
         raise NotImplementedError
@@ -190,6 +201,10 @@ class AllToolsSucceeded(Family[bool]):
     """``true``: every dispatched call succeeded; ``false``: at least one failed."""
 
     name = "all_tools_succeeded"
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return frozenset({"calls", "status"})
+
     params = bool
     description = "true: every dispatched call succeeded; false: at least one failed"
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -229,7 +229,24 @@ def admit_data(
     if agent is not None:
         for problem in agent.admit(trace):
             raise _problem(source, data, problem.path, problem.message)
+        for problem in _unobservable(expectations, agent):
+            raise _problem(source, data, problem.path, problem.message)
     return Case(source, trace, expectations)
+
+
+def _unobservable(expectations: Sequence[Expectation], agent: AgentUnderTest) -> Iterator[Problem]:
+    """An entry whose family reads evidence ``agent`` cannot make observable."""
+    missing = agent.unobservable
+    if not missing:
+        return
+    for expectation in expectations:
+        read = expectation.family.evidence(expectation.params) or frozenset()
+        reason = next((missing[kind] for kind in sorted(read) if kind in missing), None)
+        if reason is not None:
+            yield Problem(
+                ("expects", expectation.name),
+                f"agent {agent.label!r} cannot certify this family: {reason}",
+            )
 
 
 def _admit_expects(

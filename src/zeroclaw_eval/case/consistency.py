@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from zeroclaw_eval.agents.dialect import CHAT, Dialect
 from zeroclaw_eval.case.admission import Case
 from zeroclaw_eval.case.fixture import LlmTrace, TextResponse, ToolCallsResponse
 from zeroclaw_eval.grading.script import Script, ScriptedCall
@@ -36,31 +37,52 @@ class Inconsistency:
         return f"{self.source}: {self.field}: {self.message}"
 
 
-def script_of(trace: LlmTrace, passes_replies_through: bool) -> Script | None:
-    """What the trace's script settles, or ``None`` when a turn has no steps."""
+def script_of(
+    trace: LlmTrace, passes_replies_through: bool, dialect: Dialect = CHAT
+) -> Script | None:
+    """What the trace's script settles, or ``None`` when a turn has no steps, or when
+    the agent's model writes code (``dialect``): its calls are not in the script.
+
+    A call to the dialect's answer tool is the turn's answer, not a call: the answer
+    the agent gives, whatever ``passes_replies_through`` says."""
+    if not dialect.model_calls:
+        return None
     calls: list[ScriptedCall] = []
     replies: list[str] = []
     final: str | None = None
+    answered = False
     for index, turn in enumerate(trace.turns):
         if not turn.steps:
             return None
         for step in turn.steps:
             response = step.response
             if isinstance(response, ToolCallsResponse):
-                calls.extend(ScriptedCall(index, call.name) for call in response.tool_calls)
+                for call in response.tool_calls:
+                    if call.name != dialect.answer_tool:
+                        calls.append(ScriptedCall(index, call.name))
+                        continue
+                    answer = call.arguments.get(dialect.answer_argument or "")
+                    final, answered = (answer, True) if isinstance(answer, str) else (None, False)
+                    if final is not None:
+                        replies.append(final)
                 if response.content:
                     replies.append(response.content)
             elif isinstance(response, TextResponse):
                 # As the reference loop reads a text reply: a refusal with no content
                 # is the answer.
                 final = response.content or response.refusal or ""
+                answered = False
                 replies.append(final)
-    return Script(tuple(calls), tuple(replies), final if passes_replies_through else None)
+    passed_through = passes_replies_through or answered
+    return Script(tuple(calls), tuple(replies), final if passed_through else None)
 
 
-def inconsistencies(case: Case, passes_replies_through: bool) -> list[Inconsistency]:
-    """Every entry of ``case`` its script contradicts, in declaration order."""
-    script = script_of(case.trace, passes_replies_through)
+def inconsistencies(
+    case: Case, passes_replies_through: bool, dialect: Dialect = CHAT
+) -> list[Inconsistency]:
+    """Every entry of ``case`` its script contradicts, in declaration order, for an
+    agent that talks ``dialect``."""
+    script = script_of(case.trace, passes_replies_through, dialect)
     if script is None:
         return []
     found: list[Inconsistency] = []

@@ -13,8 +13,9 @@ behaviour worth a case (the agent records a failed call), and it fails the
 same way in both modes.
 
 Expectations are held to it too: a tool an entry names (a family's
-``tools_named``) must fit an offered tool or one the script calls, or the
-entry could only pass on a call the agent was never given.
+``tools_named``) must fit an offered tool, one the fixture defines or scripts
+results for, or one the script calls, or the entry could only pass on a call
+the agent was never given.
 
 This covers the harness's own agent and tools; an agent that brings its own
 tools makes its own offer.
@@ -92,7 +93,10 @@ def check_offer(case: Case, offered: frozenset[str], registered: Iterable[str]) 
                         f"step {s} of turn {t} calls {call.name!r}, which is registered but "
                         f"not offered to the agent (eval.live.allowed_tools: {listed})",
                     )
-    callable_names = offered | scripted
+    # A tool the fixture defines (tool_definitions) or scripts results for is offered
+    # to the agent too, whether or not a step calls it.
+    defined = {*(case.trace.tool_definitions or ()), *(case.trace.tool_results or ())}
+    callable_names = offered | scripted | defined
     for expectation in case.expectations:
         for reference in expectation.family.tools_named(expectation.params):
             if not any(reference.accepts(name) for name in callable_names):

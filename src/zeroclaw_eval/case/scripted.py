@@ -6,14 +6,19 @@ A fixture may script what a named tool returns, call by call across the case::
 
 so that a case can exercise a tool that cannot run in CI (it reaches a real
 service), with results that never drift. A scripted tool never runs: its n-th
-call gets the n-th scripted result. A name no plugin registers is offered to the
-agent too (with an open ``{"type": "object"}`` schema); a registered one keeps
-its description and schema. ``tool_definitions`` (written by ``record`` for the
-tools of a team's own MCP server) gives a tool the description and schema it was
-offered with while recording, so the replayed agent offers the model the same
-tools: a definition without scripted results is a tool offered and never called
-(a call to it is a run error), unless a real tool of that name is there (live):
-then that one runs.
+scripted call gets the n-th scripted result, and a call gets the result of the
+scripted call it is, whatever order the calls arrive in: the first unused result
+whose scripted call has the very arguments the call carries (compared as JSON),
+else the first unused one. So an agent that runs a step's calls concurrently, and
+dispatches ``Paris-2`` before ``Paris-1``, still gets each city its own result.
+
+A name no plugin registers is offered to the agent too (with an open ``{"type":
+"object"}`` schema); a registered one keeps its description and schema.
+``tool_definitions`` (written by ``record`` for the tools of a team's own MCP
+server) gives a tool the description and schema it was offered with while recording,
+so the replayed agent offers the model the same tools: a definition without scripted
+results is a tool offered and never called (a call to it is a run error), unless a
+real tool of that name is there (live): then that one runs.
 
 Admission holds the script to the scripted steps, as it holds them to the
 offer: a tool scripted no result, an error with no text, a result no scripted
@@ -40,6 +45,7 @@ from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.protocol import Tool, ToolResult
 from zeroclaw_eval.report.model import plural
+from zeroclaw_eval.util.jsonvalue import equal
 
 #: The schema a scripted tool that no plugin registers is offered with.
 OPEN_SCHEMA: Mapping[str, Any] = {"type": "object"}
@@ -56,6 +62,17 @@ def scripted_calls(trace: LlmTrace) -> Counter[str] | None:
             if isinstance(step.response, ToolCallsResponse):
                 counts.update(call.name for call in step.response.tool_calls)
     return counts
+
+
+def scripted_arguments(trace: LlmTrace) -> dict[str, list[dict[str, Any]]]:
+    """The arguments of each tool's scripted calls, in the order the steps make them."""
+    asked: dict[str, list[dict[str, Any]]] = {}
+    for turn in trace.turns:
+        for step in turn.steps or ():
+            if isinstance(step.response, ToolCallsResponse):
+                for call in step.response.tool_calls:
+                    asked.setdefault(call.name, []).append(call.arguments)
+    return asked
 
 
 def admit_tool_results(trace: LlmTrace) -> Iterator[Problem]:
@@ -115,19 +132,26 @@ def admit_tool_definitions(trace: LlmTrace) -> Iterator[Problem]:
 
 
 class ToolScript:
-    """One case attempt's scripted tools: each call gets the next result of its tool.
+    """One case attempt's scripted tools: each call gets the result of the scripted
+    call it is (see the module's docstring).
 
-    A call beyond a tool's script gets a failed result, and the case a run error at
-    the end of the turn (:meth:`check`); :meth:`finish` refuses a result left unused.
+    ``asked`` holds the arguments of each tool's scripted calls, in script order
+    (:func:`scripted_arguments`); without it (live mode: no steps) the calls take
+    the results in the order they come. A call beyond a tool's script gets a
+    failed result, and the case a run error at the end of the turn
+    (:meth:`check`); :meth:`finish` refuses a result left unused.
     """
 
     def __init__(
         self,
         results: Mapping[str, list[ScriptedToolResult]] | None,
         definitions: Mapping[str, ToolDefinition] | None = None,
+        asked: Mapping[str, list[dict[str, Any]]] | None = None,
     ) -> None:
         self._results = {name: list(entries) for name, entries in (results or {}).items()}
         self._definitions = dict(definitions or {})
+        self._asked = dict(asked or {})
+        self._taken: dict[str, set[int]] = {}
         self._used: Counter[str] = Counter()
         self._turn = 0
         self._problems: list[str] = []
@@ -155,18 +179,32 @@ class ToolScript:
     def begin_turn(self, turn: int) -> None:
         self._turn = turn
 
-    def next_result(self, name: str) -> ToolResult:
+    def next_result(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """The result for a call to ``name`` with ``arguments``: that of the first
+        unused scripted call with the same arguments, else the first unused one."""
         scripted = self._results.get(name, [])  # a defined tool may script none
         call = self._used[name]
         self._used[name] += 1
-        if call >= len(scripted):
+        taken = self._taken.setdefault(name, set())
+        unused = [index for index in range(len(scripted)) if index not in taken]
+        if not unused:
             problem = (
                 f"turn {self._turn}: call {call} to {name!r} has no scripted result "
                 f"(tool_results.{name} scripts {plural(len(scripted), 'result')})"
             )
             self._problems.append(problem)
             return ToolResult(f"tool '{name}': {problem}", success=False)
-        entry = scripted[call]
+        asked = self._asked.get(name, ())
+        chosen = next(
+            (
+                index
+                for index in unused
+                if index < len(asked) and arguments is not None and equal(asked[index], arguments)
+            ),
+            unused[0],
+        )
+        taken.add(chosen)
+        entry = scripted[chosen]
         return ToolResult(entry.result, success=not entry.error)
 
     def check(self) -> None:
@@ -180,8 +218,10 @@ class ToolScript:
         for name, scripted in self._results.items():
             used = self._used[name]
             if used < len(scripted):
+                taken = self._taken.get(name, set())
+                first = next(index for index in range(len(scripted)) if index not in taken)
                 raise RunError(
-                    f"after the last turn (turn {self._turn}): tool_results.{name}[{used}] "
+                    f"after the last turn (turn {self._turn}): tool_results.{name}[{first}] "
                     f"left unused: the agent made {plural(used, 'call')} to {name!r} of "
                     f"{len(scripted)} scripted"
                 )
@@ -199,4 +239,4 @@ class ScriptedTool:
         self.parameters = parameters
 
     def run(self, arguments: dict[str, Any]) -> ToolResult:
-        return self._script.next_result(self.name)
+        return self._script.next_result(self.name, arguments)

@@ -55,6 +55,7 @@ def load_suite(
     source: Callable[[Path], str] = str,
     config: EvalConfig | None = None,
     agent: AgentUnderTest | None = None,
+    gate: bool = False,
 ) -> list[Case]:
     """Admit every case of the suite, or raise :class:`SuiteLoadError` listing every refusal.
 
@@ -71,6 +72,7 @@ def load_suite(
         source=source,
         config=config,
         agent=agent,
+        gate=gate,
     )
 
 
@@ -83,11 +85,14 @@ def admit_files(
     source: Callable[[Path], str] = str,
     config: EvalConfig | None = None,
     agent: AgentUnderTest | None = None,
+    gate: bool = False,
 ) -> list[Case]:
     """Admit every file of ``paths``, or raise :class:`SuiteLoadError` listing every
     refusal. ``suite`` names them in that error; ``source(path)`` names each case;
     with ``config``, scripted calls are held to its tool offer, unless ``agent``
-    brings its own tools; ``agent`` may refuse what it cannot certify.
+    brings its own tools; ``agent`` may refuse what it cannot certify. With ``gate``
+    (the cases join a required gate), a vacuous case (:func:`vacuity`) is refused
+    too: a case a run doing nothing passes certifies nothing.
     """
     from zeroclaw_eval.case.offer import check_offer, offered_names
 
@@ -101,6 +106,8 @@ def admit_files(
             case = admit_file(path, registry, mode, source=source(path), agent=agent)
             if offered is not None:
                 check_offer(case, offered, registry.tools)
+            if gate and (vacuous := vacuity(case)) is not None:
+                raise AdmissionError(case.source, "expects", vacuous.reason(gating=True))
             cases.append(case)
         except AdmissionError as exc:
             refused += 1
@@ -121,12 +128,19 @@ class Vacuity(NamedTuple):
     checks: tuple[str, ...]
 
     def __str__(self) -> str:
+        return f"{self.case.source}: expects: {self.reason()}"
+
+    def reason(self, *, gating: bool = False) -> str:
+        """Why the case is vacuous; with ``gating``, also why the gate refuses it."""
         listed = ", ".join(self.checks)
-        return (
-            f"{self.case.source}: expects: vacuous: a run that does nothing passes all "
+        reason = (
+            f"vacuous: a run that does nothing passes all "
             f"{plural(len(self.checks), 'check')} ({listed}); add an expectation that "
             "only the intended behaviour satisfies"
         )
+        if gating:
+            reason += " (a gating run refuses it; a non-gating one, --no-gate, runs it and says so)"
+        return reason
 
 
 def vacuity(case: Case) -> Vacuity | None:

@@ -60,7 +60,7 @@ def check(
             through = plan.agent.passes_replies_through
             certain = through and plan.config.gating
             for case in cases:
-                for problem in inconsistencies(case, through):
+                for problem in inconsistencies(case, through, plan.agent.dialect):
                     error = problem.error and certain
                     click.echo(f"{'Error' if error else 'Warning'}: {problem}", err=True)
                     if error:

@@ -119,6 +119,50 @@ def _drop_stdout(stream: Any) -> None:
         os.close(null)
 
 
+class StdoutKept:
+    """Stdout kept for the report while the cases run: anything else written there (an
+    in-process agent's ``print``, a child process it starts) goes to stderr instead,
+    so that a machine-readable report on stdout is the document and nothing else.
+
+    Used as a context manager around the run; :meth:`restore` gives stdout back to
+    the report before it is written (and leaving the context does it anyway).
+    """
+
+    def __init__(self) -> None:
+        self._saved: int | None = None
+        self._stream = sys.stdout
+
+    def __enter__(self) -> StdoutKept:
+        stream = sys.stdout
+        if stream is None or stream.isatty() or sys.stderr is None:
+            return self  # a person reads a terminal; nothing to keep apart
+        try:
+            stream.flush()
+            descriptor = stream.fileno()
+            self._saved = os.dup(descriptor)
+            os.dup2(sys.stderr.fileno(), descriptor)
+        except (OSError, ValueError):  # a stream with no file descriptor
+            self._saved = None
+            return self
+        sys.stdout = sys.stderr
+        return self
+
+    def restore(self) -> None:
+        """Give stdout back to the report (idempotent)."""
+        if self._saved is None:
+            return
+        with suppress(OSError, ValueError):
+            sys.stderr.flush()
+            os.dup2(self._saved, self._stream.fileno())
+        with suppress(OSError):
+            os.close(self._saved)
+        self._saved = None
+        sys.stdout = self._stream
+
+    def __exit__(self, *exc: object) -> None:
+        self.restore()
+
+
 def colour_wanted() -> bool:
     """Whether the report on stdout may be coloured: ``NO_COLOR`` (set, not empty)
     says never, ``FORCE_COLOR`` (set, not empty or ``0``) says always, even into a

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from zeroclaw_eval.cli.common import (
+    StdoutKept,
     collector_resumed,
     colour_wanted,
     config_option,
@@ -159,11 +160,26 @@ def run(
                 stopped.signum,
                 f"interrupted by {name} while the plugins loaded: no report was written",
             ) from None
-        report = session.run(
-            request,
-            emit=emit,
-            warn=warn,
-            progress=progress_line(),
-            admitted=collector_resumed,
-        )
+        with StdoutKept() as kept:
+
+            def emit_report(document: str) -> None:
+                kept.restore()
+                emit(document)
+
+            try:
+                report = session.run(
+                    request,
+                    emit=emit_report,
+                    warn=warn,
+                    progress=progress_line(),
+                    admitted=collector_resumed,
+                )
+            except ReportsInterrupted:
+                raise  # it says which reports were written
+            except SuiteInterrupted as stopped:  # the run answers any later one itself
+                name = signal.Signals(stopped.signum).name
+                raise ReportsInterrupted(
+                    stopped.signum,
+                    f"interrupted by {name} before the suite loaded: no report was written",
+                ) from None
     sys.exit(report.exit_code())

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 P = TypeVar("P")
 
+#: The kinds of evidence a run record holds, as :meth:`Family.evidence` names them.
+EVIDENCE = frozenset({"response", "calls", "arguments", "results", "status", "requests"})
+
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
 """A string that must not be empty (an empty needle matches everything)."""
 
@@ -113,6 +116,21 @@ class Family(ABC, Generic[P]):
         the entry could never be met (or never fail). Default: none.
         """
         return ()
+
+    def evidence(self, params: P) -> frozenset[str] | None:
+        """What of the run its entries read, among :data:`EVIDENCE`: ``response`` (the
+        final text), ``calls`` (which tools were called, how often, in which order),
+        ``arguments`` (the arguments they were dispatched with), ``results`` (what they
+        returned), ``status`` (whether each succeeded, by the tool's own flag),
+        ``requests`` (what the model was shown).
+
+        An agent under test that cannot make one of them observable refuses the entry
+        at admission, with its reason
+        (:attr:`~zeroclaw_eval.agents.base.AgentUnderTest.unobservable`), so that no
+        check rests on what the harness never saw. ``None`` (the default): undeclared,
+        and admitted for every agent.
+        """
+        return None
 
     def consistency(self, params: P, script: Script) -> Iterable[Finding]:
         """Entries the case's script can never satisfy, for ``zeroclaw eval check``

@@ -148,6 +148,12 @@ class RunRecord:
         """
         return ()
 
+    def certified_notes(self) -> tuple[str, ...]:
+        """What the run itself says the report should show beside its checks, without
+        failing the case: a check it brings that does not apply to this agent, and why.
+        None by default."""
+        return ()
+
 
 def empty_run() -> RunRecord:
     """A run that produced nothing: no response, no calls, no tokens.

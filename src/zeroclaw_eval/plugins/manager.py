@@ -36,6 +36,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.live",
     "zeroclaw_eval.builtin.echo",
     "zeroclaw_eval.builtin.reference",
+    "zeroclaw_eval.builtin.dialects",
 )
 
 DISABLE_PLUGINS_ENV = "ZEROCLAW_EVAL_DISABLE_PLUGINS"

@@ -1,4 +1,5 @@
-"""The typed view of what the plugins provide: name -> family, formatter, mode, tool, agent.
+"""The typed view of what the plugins provide: name -> family, formatter, mode, tool, agent,
+dialect.
 
 Callers use this instead of the untyped hook relay. Each object is kept with the
 name of the plugin that registered it; a name two plugins claim is an error naming
@@ -14,6 +15,7 @@ from typing import Any, Generic, TypeVar
 import pluggy
 
 from zeroclaw_eval.agents.base import AgentUnderTest
+from zeroclaw_eval.agents.dialect import Dialect
 from zeroclaw_eval.errors import PluginLoadError
 from zeroclaw_eval.grading.family import Family, lax_parameter_types
 from zeroclaw_eval.modes.base import RunMode
@@ -22,7 +24,7 @@ from zeroclaw_eval.report.formatter import Formatter
 
 T = TypeVar("T")
 
-KINDS = ("families", "formatters", "modes", "tools", "agents")
+KINDS = ("families", "formatters", "modes", "tools", "agents", "dialects")
 """The kinds of object plugins register, as :meth:`Registry.provided_by` names them."""
 
 
@@ -51,6 +53,7 @@ class Registry:
     modes: Mapping[str, Registered[RunMode]] = field(default_factory=dict)
     tools: Mapping[str, Registered[Callable[[], Tool]]] = field(default_factory=dict)
     agents: Mapping[str, Registered[AgentUnderTest]] = field(default_factory=dict)
+    dialects: Mapping[str, Registered[Dialect]] = field(default_factory=dict)
     blocked: tuple[str, ...] = ()
     """The plugins that were blocked, never loaded: whatever they provide is missing."""
 
@@ -88,8 +91,12 @@ class Registry:
         for plugin, args in _each(pm, "zeroclaw_eval_register_agents"):
             agent = _one_named(args, AgentUnderTest, "agent", plugin)
             _add(agents, "agent", agent.name, agent, plugin)
+        dialects: dict[str, Registered[Dialect]] = {}
+        for plugin, args in _each(pm, "zeroclaw_eval_register_dialects"):
+            dialect = _one_named(args, Dialect, "dialect", plugin)
+            _add(dialects, "dialect", dialect.name, dialect, plugin)
         blocked = tuple(sorted(name for name, plugin in pm.list_name_plugin() if plugin is None))
-        return cls(families, formatters, modes, tools, agents, blocked)
+        return cls(families, formatters, modes, tools, agents, dialects, blocked)
 
     def family(self, name: str) -> Registered[Family[Any]] | None:
         """The family a fixture's ``expects`` key names, if one is registered."""
@@ -103,6 +110,7 @@ class Registry:
             "modes": self.modes,
             "tools": self.tools,
             "agents": self.agents,
+            "dialects": self.dialects,
         }
         return {
             kind: sorted(name for name, entry in tables[kind].items() if entry.plugin == plugin)

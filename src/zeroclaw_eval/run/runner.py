@@ -96,9 +96,14 @@ def execute(
         tools = mode.tools(available, config)
         script = None
         if case.trace.tool_results is not None or case.trace.tool_definitions is not None:
-            from zeroclaw_eval.case.scripted import ToolScript  # only fixtures that script
+            # Only fixtures that script tools pay for this import.
+            from zeroclaw_eval.case.scripted import ToolScript, scripted_arguments
 
-            script = ToolScript(case.trace.tool_results, case.trace.tool_definitions)
+            script = ToolScript(
+                case.trace.tool_results,
+                case.trace.tool_definitions,
+                scripted_arguments(case.trace),
+            )
             tools = script.tools(tools)
         side = ModelSide(
             case.name, provider, tools, config.max_tool_iterations, bridge, tool_server, secrets
@@ -121,7 +126,10 @@ def execute(
                 except StepsLeftUnused as unused:
                     raise agent.steps_left_unused(unused) from None
             record = session.record()
-            if script is not None:
+            # A result left unused is the fixture's fault for an agent that runs what
+            # the model asks; an agent served its tools is paired with the model's
+            # calls instead, and a call it never dispatched is that pairing's finding.
+            if script is not None and not agent.serves_tools:
                 script.finish()
             return secrets.value(record)
         finally:
@@ -207,11 +215,13 @@ def attempt(
                 )
                 tokens = (record.input_tokens, record.output_tokens)
                 checks = case.grade(record) + record.certified_checks()
+                warnings = record.certified_notes()
                 if mode.replays_scripts and config.drift != "off" and case.trace.stores_requests:
                     from zeroclaw_eval.run.drift import drift_outcome
 
-                    drifted, warnings = drift_outcome(case.trace, record, config)
+                    drifted, drift_warnings = drift_outcome(case.trace, record, config)
                     checks += drifted
+                    warnings += drift_warnings
                 passed = all(check.passed for check in checks)
                 requests = _reported_requests(record.requests, passed, config)
         except RunError as exc:

@@ -305,9 +305,11 @@ class Session:
         directory: Path | None = None,
         *,
         admitted: Callable[[], None] | None = None,
+        gate: bool = False,
     ) -> list[Case]:
         """Admit the fixtures ``paths`` names, else the suite in ``directory``, for
-        ``plan``'s mode and agent, held to its tool offer. Raises
+        ``plan``'s mode and agent, held to its tool offer, and with ``gate`` (a run
+        that gates) refusing a vacuous fixture. Raises
         :class:`~zeroclaw_eval.errors.SuiteLoadError` listing every refusal.
 
         ``admitted`` is called once admission ends, however it ends: the CLI lets
@@ -324,6 +326,7 @@ class Session:
                     source=self.shown,
                     config=plan.config,
                     agent=plan.agent,
+                    gate=gate,
                 )
             from zeroclaw_eval.case.suite import load_suite
 
@@ -334,13 +337,15 @@ class Session:
                 source=self.shown,
                 config=plan.config,
                 agent=plan.agent,
+                gate=gate,
             )
         finally:
             if admitted is not None:
                 admitted()
 
     def admit_files(self, plan: Plan, files: Sequence[Path], suite: str) -> list[Case]:
-        """Admit exactly ``files`` (no suite lookup), naming them ``suite`` in errors."""
+        """Admit exactly ``files`` (no suite lookup), naming them ``suite`` in errors; a
+        vacuous fixture is refused when ``plan`` gates, as a run refuses it."""
         from zeroclaw_eval.case.suite import admit_files
 
         return admit_files(
@@ -351,6 +356,7 @@ class Session:
             source=self.shown,
             config=plan.config,
             agent=plan.agent,
+            gate=plan.config.gating,
         )
 
     def run_cases(
@@ -424,7 +430,9 @@ class Session:
             run_signals() as signals,  # CI cancels a job with a signal, loading or not
         ):
             try:
-                cases = self.admit(plan, request.paths, directory, admitted=admitted)
+                cases = self.admit(
+                    plan, request.paths, directory, admitted=admitted, gate=plan.config.gating
+                )
                 selected, suite_total, selected_total = self._select(request, plan, cases, recorder)
             except SuiteLoadError as exc:
                 errors = (str(exc), *exc.problems)
@@ -461,6 +469,8 @@ class Session:
             report = self.run_cases(
                 plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
             )
+            if not plan.config.gating:  # a gating run refused them at admission
+                report = _noting_vacuity(report, selected)
             report = replace(
                 report,
                 shard=sharded,
@@ -540,3 +550,22 @@ class Session:
         from zeroclaw_eval.selection.select import suite_label
 
         return suite_label([Path(self.shown(path)) for path in paths])
+
+
+def _noting_vacuity(report: SuiteReport, cases: Sequence[Case]) -> SuiteReport:
+    """``report`` with a warning on each case a run doing nothing would pass: a
+    non-gating run runs it, and says that it certifies nothing."""
+    from zeroclaw_eval.case.suite import vacuity
+
+    reasons = {case.source: str(found) for case in cases if (found := vacuity(case))}
+    if not reasons:
+        return report
+    return replace(
+        report,
+        cases=tuple(
+            replace(case, warnings=(*case.warnings, reasons[case.source]))
+            if case.source in reasons
+            else case
+            for case in report.cases
+        ),
+    )

@@ -67,14 +67,22 @@ class RunSignals:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._writing: Writing | None = None
+        #: Whether the reports were written whole, no signal meanwhile.
+        self.written = False
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         """The handler of both signals (main thread)."""
         with self._lock:
             writing = self._writing
-        if writing is None:
+        if writing is not None:
+            writing.signalled(signum)
+        elif self.written:  # the run is over, yet it was stopped: never green
+            name = signal.Signals(signum).name
+            raise ReportsInterrupted(
+                signum, f"interrupted by {name} once every report was written whole", whole=True
+            )
+        else:
             raise SuiteInterrupted(signum)
-        writing.signalled(signum)
 
     @contextmanager
     def writing(self, names: Sequence[str]) -> Iterator[Writing]:
@@ -98,6 +106,7 @@ class RunSignals:
         interruption = writing.interruption()
         if interruption is not None:
             raise interruption
+        self.written = True
 
 
 class Writing:

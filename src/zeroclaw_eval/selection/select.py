@@ -64,9 +64,10 @@ def load_named(
     source: Callable[[Path], str] = str,
     config: EvalConfig | None = None,
     agent: AgentUnderTest | None = None,
+    gate: bool = False,
 ) -> list[Case]:
     """Admit every fixture ``paths`` names (see :func:`named_files`), or raise
-    :class:`SuiteLoadError` listing every refusal (``config``, ``agent``: see
+    :class:`SuiteLoadError` listing every refusal (``config``, ``agent``, ``gate``: see
     :func:`admit_files`)."""
     return admit_files(
         named_files(paths),
@@ -76,6 +77,7 @@ def load_named(
         source=source,
         config=config,
         agent=agent,
+        gate=gate,
     )
 
 

@@ -33,6 +33,12 @@ from typing import Any
 
 from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.protocol import Tool, ToolResult
+from zeroclaw_eval.toolserver.headers import (
+    METHOD_HEADER,
+    NAME_HEADER,
+    PROTOCOL_VERSION_KEY,
+    VERSION_HEADER,
+)
 from zeroclaw_eval.version import __version__
 
 #: The stateless revisions spoken (the revision on every request), newest first.
@@ -43,15 +49,10 @@ LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[0]
 #: Every revision spoken, as ``server/discover`` and ``-32022`` name them.
 SUPPORTED_VERSIONS = STATELESS_VERSIONS + HANDSHAKE_VERSIONS
 
-#: The ``_meta`` keys of a stateless request's envelope, and of a result's identity.
-PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+#: The ``_meta`` keys of a stateless request's envelope, and of a result's identity
+#: (the revision's key, and the headers that mirror a body, are in ``headers``).
 CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
-
-#: The HTTP headers that mirror a stateless request's body (compared case-insensitively).
-VERSION_HEADER = "MCP-Protocol-Version"
-METHOD_HEADER = "Mcp-Method"
-NAME_HEADER = "Mcp-Name"
 
 #: How long a client may cache a route's ``tools/list``: a route's tools never change.
 TOOLS_TTL_MS = 3_600_000
@@ -351,38 +352,6 @@ def argument_at(arguments: Any, path: tuple[str, ...]) -> Any:
             return None
         arguments = arguments.get(key)
     return arguments
-
-
-def mirrored_headers(body: Mapping[str, Any]) -> dict[str, str]:
-    """The headers a client sends beside the stateless request ``body`` (none for a
-    message of the handshake era): its revision, its method, and a call's tool name."""
-    params = body.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    if not isinstance(meta, dict) or not isinstance(meta.get(PROTOCOL_VERSION_KEY), str):
-        return {}
-    headers = {VERSION_HEADER: meta[PROTOCOL_VERSION_KEY]}
-    if isinstance(body.get("method"), str):
-        headers[METHOD_HEADER] = body["method"]
-        assert isinstance(params, dict)
-        if body["method"] == "tools/call" and isinstance(params.get("name"), str):
-            headers[NAME_HEADER] = encode_header(params["name"])
-    return headers
-
-
-def encode_header(value: str) -> str:
-    """``value`` as an HTTP header value: as it is when it is plain visible ASCII (with
-    spaces or tabs inside, none at its ends), else in the specification's Base64
-    sentinel form (a value that looks like that form itself included)."""
-    plain = (
-        value == value.strip()
-        and all(" " <= char <= "~" or char == "\t" for char in value)
-        and not (value.startswith("=?base64?") and value.endswith("?="))
-    )
-    if plain:
-        return value
-    import base64
-
-    return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="
 
 
 def decode_header(value: str | None) -> str | None:

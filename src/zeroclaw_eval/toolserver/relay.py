@@ -5,32 +5,36 @@
 Some agents start every MCP server as a process and speak to it over stdio
 (newline-delimited JSON-RPC on stdin and stdout). Configure this command as that
 server: it relays each message it reads to the case's MCP route (``URL``, or
-``$ZEROCLAW_EVAL_MCP_URL``, which a command agent served its tools is given, and
-its children inherit), keeps the session the route opens, and writes each reply
-on stdout, one line each. A request of the stateless revision (``2026-07-28``)
-goes with the headers that mirror its body, as an HTTP client sends them; a
-client of the handshake era keeps its session. Everything the route records (the
-dispatches, the faults) is recorded as for an HTTP client.
+``$ZEROCLAW_EVAL_MCP_URL``, which a command agent served its tools is given, and its
+children inherit unless their MCP client starts the server with an environment of
+its own, as several frameworks' stdio clients do: there, pass the URL as the
+argument), keeps the session the route opens, and writes each reply on stdout, one
+line each. It imports nothing but the standard library's lighter modules, so that
+starting it costs little more than starting Python. A request of the stateless
+revision (``2026-07-28``) goes with the headers that mirror its body, as an HTTP
+client sends them; a client of the handshake era keeps its session. Everything the
+route records (the dispatches, the faults) is recorded as for an HTTP client.
 
-Nothing but replies goes to stdout. When the route cannot be reached the relay
-says why in one line on stderr and exits 1; at the end of stdin it ends the
-session and exits 0.
+Nothing but replies goes to stdout. When the route cannot be reached the relay says
+why in one line on stderr and exits 1; at the end of stdin it ends the session and
+exits 0.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
+import socket
 import sys
-from collections.abc import Sequence
 from contextlib import suppress
-from typing import IO
-from urllib.parse import urlsplit
 
-from zeroclaw_eval.agents.base import MCP_URL_ENV
-from zeroclaw_eval.toolserver.jsonrpc import mirrored_headers
-from zeroclaw_eval.toolserver.server import SESSION_HEADER
+from zeroclaw_eval.toolserver.headers import MCP_URL_ENV, SESSION_HEADER, mirrored_headers
+
+# typing is not imported for this alone: the relay's start is its cost (see above).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import IO
 
 #: How long one relayed request may take: a tool may be slow, a dead route is not.
 TIMEOUT_S = 300.0
@@ -38,14 +42,83 @@ TIMEOUT_S = 300.0
 PROGRAM = "zeroclaw-eval-mcp-relay"
 
 
+class RouteError(OSError):
+    """The route answered something that is not an HTTP/1.1 response."""
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection to the route, over a bare socket.
+
+    The relay is started once per case (or per turn) by agents that spawn their MCP
+    servers: it speaks just the HTTP the tool server answers with (a body of known
+    length, or chunked), so that it imports nothing heavier than ``socket``.
+    """
+
+    def __init__(self, host: str, port: int) -> None:
+        self._address = (host, port)
+        self._host = f"{host}:{port}"
+        self._socket: socket.socket | None = None
+        self._reader: IO[bytes] | None = None
+
+    def request(
+        self, method: str, path: str, body: bytes, headers: dict[str, str]
+    ) -> tuple[dict[str, str], bytes]:
+        """Send one request and read its response: its headers (names lower-cased) and
+        body. A connection the route closed since the last request is opened again."""
+        head = [f"{method} {path} HTTP/1.1", f"Host: {self._host}"]
+        head += [f"{name}: {value}" for name, value in headers.items()]
+        head.append(f"Content-Length: {len(body)}")
+        data = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
+        for attempt in (0, 1):
+            if self._socket is None:
+                self._socket = socket.create_connection(self._address, timeout=TIMEOUT_S)
+                self._reader = self._socket.makefile("rb")
+            try:
+                self._socket.sendall(data)
+                return self._response()
+            except (ConnectionError, RouteError):
+                self.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _response(self) -> tuple[dict[str, str], bytes]:
+        assert self._reader is not None
+        status = self._reader.readline()
+        if not status.startswith(b"HTTP/1."):
+            raise RouteError(f"not an HTTP response: {status[:80]!r}")
+        headers: dict[str, str] = {}
+        while (line := self._reader.readline()) not in (b"\r\n", b"\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            body = b""
+            while size := int(self._reader.readline().split(b";")[0].strip() or b"0", 16):
+                body += self._reader.read(size)
+                self._reader.readline()
+            while self._reader.readline() not in (b"\r\n", b"\n", b""):
+                pass  # trailers
+        else:
+            body = self._reader.read(int(headers.get("content-length", "0")))
+        if headers.get("connection", "").lower() == "close":
+            self.close()
+        return headers, body
+
+    def close(self) -> None:
+        for closable in (self._reader, self._socket):
+            if closable is not None:
+                with suppress(OSError):
+                    closable.close()
+        self._socket = self._reader = None
+
+
 def relay(url: str, stdin: IO[bytes], stdout: IO[bytes]) -> None:
     """Relay every line of ``stdin`` to ``url`` and every reply to ``stdout``.
 
-    Raises :class:`OSError` (or :class:`http.client.HTTPException`) when the route
-    cannot be reached.
+    Raises :class:`OSError` when the route cannot be reached.
     """
-    parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=TIMEOUT_S)
+    host, port, path = _parts(url)
+    connection = Connection(host, port)
     session: str | None = None
     try:
         for line in stdin:
@@ -59,19 +132,25 @@ def relay(url: str, stdin: IO[bytes], stdout: IO[bytes]) -> None:
             }
             if session is not None:
                 headers[SESSION_HEADER] = session
-            connection.request("POST", parts.path, message, headers)
-            response = connection.getresponse()
-            body = response.read()
-            session = response.getheader(SESSION_HEADER) or session
+            answered, body = connection.request("POST", path, message, headers)
+            session = answered.get(SESSION_HEADER.lower()) or session
             if body.strip():  # a request's reply; a notification gets none
                 stdout.write(body.strip().replace(b"\n", b" ") + b"\n")
                 stdout.flush()
     finally:
         if session is not None:
-            with suppress(OSError, http.client.HTTPException):
-                connection.request("DELETE", parts.path, headers={SESSION_HEADER: session})
-                connection.getresponse().read()
+            with suppress(OSError):
+                connection.request("DELETE", path, b"", {SESSION_HEADER: session})
         connection.close()
+
+
+def _parts(url: str) -> tuple[str, int, str]:
+    """The host, port and path of an ``http://host:port/path`` URL."""
+    authority, _, rest = url[len("http://") :].partition("/")
+    host, _, port = authority.rpartition(":")
+    if not host or not port.isdigit():
+        raise OSError(f"no host and port in {url!r}")
+    return host.strip("[]"), int(port), "/" + rest
 
 
 def _mirrored(line: bytes) -> dict[str, str]:
@@ -96,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         relay(url, sys.stdin.buffer, sys.stdout.buffer)
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, ValueError) as exc:
         sys.stderr.write(f"{PROGRAM}: the MCP route {url} cannot be reached: {exc}\n")
         return 1
     except KeyboardInterrupt:

@@ -49,6 +49,7 @@ from urllib.parse import urlsplit
 
 from zeroclaw_eval.errors import one_line
 from zeroclaw_eval.protocol import Tool
+from zeroclaw_eval.toolserver.headers import SESSION_HEADER, VERSION_HEADER
 from zeroclaw_eval.toolserver.jsonrpc import (
     HANDSHAKE_VERSIONS,
     HTTP_STATUS,
@@ -57,7 +58,6 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     PARSE_ERROR,
     RUN_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
-    VERSION_HEADER,
     Dispatch,
     Message,
     ProtocolError,
@@ -80,7 +80,6 @@ from zeroclaw_eval.util.loopback import (
 #: The largest request body read: a tool call's arguments, not an upload.
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
-SESSION_HEADER = "Mcp-Session-Id"
 
 #: The requests served inside a session; any other is ``-32601``, session or not.
 SESSION_METHODS = frozenset({"ping", "tools/list", "tools/call"})

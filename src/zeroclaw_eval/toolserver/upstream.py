@@ -42,14 +42,12 @@ from zeroclaw_eval.config import DEFAULT_MCP_UPSTREAM_TIMEOUT_S
 from zeroclaw_eval.errors import RunError, one_line
 from zeroclaw_eval.protocol import ToolResult
 from zeroclaw_eval.toolserver import jsonrpc
+from zeroclaw_eval.toolserver.headers import PROTOCOL_VERSION_KEY, encode_header, mirrored_headers
 from zeroclaw_eval.toolserver.jsonrpc import (
     CLIENT_CAPABILITIES_KEY,
     MODERN_ERRORS,
-    PROTOCOL_VERSION_KEY,
     UNSUPPORTED_PROTOCOL_VERSION,
     argument_at,
-    encode_header,
-    mirrored_headers,
     param_headers,
     param_text,
 )

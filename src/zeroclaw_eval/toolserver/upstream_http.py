@@ -22,10 +22,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from zeroclaw_eval.errors import RunError, one_line
+from zeroclaw_eval.toolserver.headers import SESSION_HEADER
 from zeroclaw_eval.toolserver.jsonrpc import MODERN_ERRORS
 from zeroclaw_eval.toolserver.upstream_channel import Channel, NotModern, Unanswered
-
-SESSION_HEADER = "Mcp-Session-Id"
 
 #: The longest error body quoted in a one-line error.
 QUOTED = 200

@@ -1,0 +1,67 @@
+"""The built-in dialects: how the agent stacks of the conformance matrix talk to their model.
+
+Each is declared data (:class:`~zeroclaw_eval.agents.dialect.Dialect`), registered
+like a third-party plugin's, and chosen with ``[eval.agent] dialect``. The forms
+are those the frameworks' pinned versions send (``examples/agents/<stack>/``
+shows each on the wire); a stack that is not here gets its own from a plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from zeroclaw_eval.agents.dialect import CHAT, Dialect
+from zeroclaw_eval.hookspecs import hookimpl
+
+#: What smolagents adds after an error of the agent's own tool, before the next step.
+_SMOLAGENTS_RETRY = (
+    "\nNow let's retry: take care not to repeat previous errors! If you have retried "
+    "several times, try a completely different approach.\n"
+)
+
+SMOLAGENTS = Dialect(
+    "smolagents",
+    "smolagents' ToolCallingAgent: the results of one step in one user message, "
+    "'Observation:' then each result stripped, in the order of the call ids; the "
+    "answer through its own final_answer tool",
+    results_in="user_message",
+    block="Observation:\n{results}",
+    error_blocks=("Call id: {call_id}\nError:\n{result}" + _SMOLAGENTS_RETRY,),
+    separator="\n",
+    order_by_id=True,
+    strip=True,
+    answer_tool="final_answer",
+    answer_argument="answer",
+)
+
+SMOLAGENTS_CODE = Dialect(
+    "smolagents-code",
+    "smolagents' CodeAgent: the model writes Python that calls the tools, so no tool "
+    "call crosses the model's side; serve the tools to see them",
+    results_in="user_message",
+    block="Observation:\n{results}",
+    model_calls=False,
+)
+
+PYDANTIC_AI = Dialect(
+    "pydantic-ai",
+    'pydantic-ai: each result in a role "tool" message; a failed tool\'s text as '
+    '{"error": ...} (MCPToolset with tool_error_behavior="failed")',
+    error=('{"error":{result|json}}',),
+)
+
+
+AG2 = Dialect(
+    "ag2",
+    "AG2's ConversableAgent with autogen.mcp.create_toolkit: each result in a role "
+    "\"tool\" message; an MCP tool's result as str() of the toolkit's (text, None) tuple, "
+    "an MCP error as 'Error: Tool call failed: <text>'",
+    success=("({result|repr}, None)",),
+    error=("Error: Tool call failed: {result}",),
+)
+
+
+@hookimpl
+def zeroclaw_eval_register_dialects(register: Callable[[Dialect], None]) -> None:
+    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2):
+        register(dialect)
