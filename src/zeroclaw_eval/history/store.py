@@ -17,7 +17,9 @@ machine) queue instead of losing a run. Commits do not wait for the disk
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import random
 import sqlite3
 import time
@@ -383,9 +385,14 @@ def open_history(path: Path, *, create: bool = True, writable: bool = False) -> 
         raise HistoryError(
             f"{path}: cannot create the history's directory: {exc.strerror or exc}"
         ) from None
+    if writable:
+        _refuse_unwritable(path)
     try:
         connection = sqlite3.connect(
-            str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
+            _location(path, create, writable),
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            uri=True,
         )
     except sqlite3.Error as exc:
         raise HistoryError(f"{path}: cannot open the history: {exc}") from None
@@ -397,6 +404,48 @@ def open_history(path: Path, *, create: bool = True, writable: bool = False) -> 
         connection.close()
         raise
     return history
+
+
+def _location(path: Path, create: bool, writable: bool) -> str:
+    """The URI SQLite opens ``path`` by: read and write, unless only read.
+
+    Read only (``eval history``, ``compare``), the history is opened ``mode=ro``;
+    on a read-only file system (a mounted artifact, a CI cache) it is opened
+    ``immutable``, since SQLite cannot make the shared-memory file a WAL database
+    is otherwise read through, and nothing can write it there meanwhile.
+    """
+    path = path.resolve()  # what SQLite opens is what is checked
+    uri = path.as_uri()  # percent-encoded: a "?" or "#" in a name stays a name
+    if create or writable:
+        return uri
+    if not os.access(path.parent, os.W_OK) and not os.access(path, os.W_OK):
+        return f"{uri}?mode=ro&immutable=1"
+    return f"{uri}?mode=ro"
+
+
+def _refuse_unwritable(path: Path) -> None:
+    """Refuse to write a history that cannot be written, saying why (a read-only file
+    system, no permission), before SQLite's own "unable to open database file"."""
+    target = path if path.exists() else path.parent
+    try:
+        descriptor = os.open(target, os.O_RDWR if target is path else os.O_RDONLY)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return  # not a matter of permission (a directory, say): SQLite says what
+        reason = exc.strerror or str(exc)
+    else:
+        os.close(descriptor)
+        if os.access(path.parent, os.W_OK):
+            return
+        reason = "its directory cannot be written"  # the WAL files live beside it
+        statvfs = getattr(os, "statvfs", None)  # not on Windows
+        if statvfs is not None and statvfs(path.parent).f_flag & os.ST_RDONLY:
+            reason = os.strerror(errno.EROFS)
+    read = "read it with zeroclaw eval history or compare; " if target is path else ""
+    raise HistoryError(
+        f"{path}: cannot write the history: {reason} ({read}write the run elsewhere with "
+        "--history, or not at all with --no-history)"
+    )
 
 
 def _prepare(history: History, db: sqlite3.Connection, writable: bool) -> None:
