@@ -314,6 +314,37 @@ def test_an_agent_that_has_no_objection_admits(registry: Registry, replay: RunMo
     assert case.name == "echo-hello"
 
 
+class Blind:
+    """An agent under test that cannot observe the results its tools return."""
+
+    label = "blind"
+    unobservable: Mapping[str, str] = {"results": "it never shows them"}
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        return ()
+
+
+@pytest.mark.parametrize(
+    ("expects", "refused"),
+    [
+        ({"tool_results_contain": [{"tool": "echo", "needle": "hello"}]}, "tool_results_contain"),
+        ({"tools_used": ["echo"], "response_contains": ["hello"]}, None),
+    ],
+    ids=["reads-results", "reads-others"],
+)
+def test_an_entry_reading_what_the_agent_cannot_observe_is_refused_with_its_reason(
+    expects: dict[str, Any], refused: str | None, registry: Registry, replay: RunMode
+) -> None:
+    data = echo_case(expects=expects)
+    if refused is None:
+        assert admit_data(data, registry, replay, source=SOURCE, agent=Blind()).expectations
+        return
+    assert refused_data(data, registry, replay, agent=Blind()) == (
+        f"{SOURCE}: expects.{refused}: agent 'blind' cannot certify this family: "
+        "it never shows them"
+    )
+
+
 # --- a plugin family that breaks its contract ------------------------------------------
 
 

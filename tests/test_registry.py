@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Annotated, Any, Literal, Union
 
 import pytest
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError, core_schema
 from typing_extensions import TypedDict
 
 from zeroclaw_eval import (
@@ -35,6 +37,7 @@ from zeroclaw_eval import (
     get_plugin_manager,
     hookimpl,
 )
+from zeroclaw_eval.grading.family import EVIDENCE
 from zeroclaw_eval.plugins.manager import DEFAULT_PLUGINS, PluginManager, builtin_name
 
 from .conftest import echo_case
@@ -422,3 +425,172 @@ def test_a_family_whose_parameters_accept_unknown_keys_is_refused(params: Any, l
 def test_parameters_that_refuse_unknown_keys_are_accepted(params: Any) -> None:
     plugin = Registers("zeroclaw_eval_register_families", (family_of(params),))
     assert registry_with(("strict-plugin", plugin)).families["custom"].plugin == "strict-plugin"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Unsaid(_Strict):
+    """Parameters whose validator raises pydantic's error types itself, without the
+    location or context pydantic gives its own."""
+
+    word: str
+
+    @model_validator(mode="after")
+    def refuse(self) -> Unsaid:
+        if self.word == "extra":
+            raise PydanticCustomError("extra_forbidden", "no extra words here")
+        if self.word == "tag":
+            raise PydanticCustomError("union_tag_invalid", "no such tag here")
+        return self
+
+
+class Circle(_Strict):
+    kind: Literal["circle"]
+
+
+class Square(_Strict):
+    kind: Literal["square"]
+
+
+class Shapes(_Strict):
+    shapes: list[Annotated[Union[Circle, Square], Field(discriminator="kind")]]  # noqa: UP007
+
+
+class Defaults(_Strict):
+    """Strict, with a default that looks like a pydantic schema node of a model."""
+
+    shape: dict[str, str] = {"type": "model"}
+    again: list[dict[str, str]] = [{"type": "typed-dict"}]
+    shown: str = Field("x", json_schema_extra={"type": "dataclass"})
+
+
+def self_made(ref: str | None) -> Any:
+    """A type that builds its own core schema: a typed dict with no config, no class."""
+
+    class SelfMade:
+        @classmethod
+        def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+            field = core_schema.typed_dict_field(core_schema.str_schema())
+            return core_schema.typed_dict_schema({"path": field}, ref=ref)
+
+    return SelfMade
+
+
+def named_family(name: str, params: Any) -> Family[Any]:
+    family = family_of(params)
+    family.name = name
+    return family
+
+
+@pytest.fixture(scope="module")
+def unsaid() -> Registry:
+    families = (named_family("unsaid", Unsaid), named_family("shapes", Shapes))
+    return registry_with(
+        ("unsaid", Registers("zeroclaw_eval_register_families", *[(f,) for f in families]))
+    )
+
+
+@pytest.mark.parametrize(
+    ("expects", "field", "message"),
+    [
+        ({"unsaid": {"word": "extra"}}, "expects.unsaid", "unknown key"),
+        ({"unsaid": {"word": "tag"}}, "expects.unsaid", "no such tag here"),
+        (
+            {"shapes": {"shapes": [{"kind": "circle"}, {"kind": "oval"}]}},
+            'expects.shapes.shapes[1].kind="oval"',
+            "unknown kind (expected one of: 'circle', 'square')",
+        ),
+    ],
+    ids=["extra-without-location", "tag-without-context", "a-plugin-union"],
+)
+def test_a_plugin_validators_own_error_types_are_refused_cleanly(
+    expects: dict[str, Any],
+    field: str,
+    message: str,
+    unsaid: Registry,
+    replay: RunMode,
+    write_case: Callable[..., Path],
+) -> None:
+    """A validator may raise extra_forbidden with no location, union_tag_invalid with
+    no context: a refusal in its own words, never an IndexError or AttributeError."""
+    path = write_case(echo_case(expects=expects))
+    with pytest.raises(AdmissionError) as refused:
+        admit_file(path, unsaid, replay)
+    assert (refused.value.field, refused.value.message) == (field, message)
+
+
+def test_a_strict_family_whose_default_looks_like_a_schema_node_is_accepted() -> None:
+    plugin = Registers("zeroclaw_eval_register_families", (family_of(Defaults),))
+    assert registry_with(("strict-plugin", plugin)).families["custom"].plugin == "strict-plugin"
+
+
+@pytest.mark.parametrize(
+    ("ref", "named"),
+    [("self-made", "a typed-dict schema self-made"), (None, "a typed-dict schema")],
+)
+def test_a_self_made_schema_with_no_config_is_refused_by_what_it_is(
+    ref: str | None, named: str
+) -> None:
+    plugin = Registers("zeroclaw_eval_register_families", (family_of(self_made(ref)),))
+    with pytest.raises(PluginLoadError) as refused:
+        registry_with(("self-made", plugin))
+    assert f"accept unknown keys ({named}):" in str(refused.value)
+
+
+class Vibes(Mentions):
+    """A family that says it reads evidence no agent knows of."""
+
+    name = "vibes"
+
+    def evidence(self, params: list[str]) -> frozenset[str]:
+        return frozenset({"response", "vibes"})
+
+
+def test_a_family_reading_evidence_outside_the_known_kinds_is_the_plugins_defect(
+    replay: RunMode, write_case: Callable[..., Path]
+) -> None:
+    """An agent refuses what it cannot observe by these names: a kind none knows would
+    slip past every agent's refusal, so the entry is refused as the plugin's bug."""
+    registry = registry_with(("moody", Registers("zeroclaw_eval_register_families", (Vibes(),))))
+    path = write_case(echo_case(expects={"vibes": ["hi"]}))
+    with pytest.raises(AdmissionError) as refused:
+        admit_file(path, registry, replay)
+    assert (refused.value.field, refused.value.message) == (
+        "expects.vibes",
+        "family 'vibes' of plugin 'moody' reads evidence vibes, not among arguments, calls, "
+        "requests, response, results, status: a defect of that plugin, not of this fixture",
+    )
+
+
+class Everything(Mentions):
+    """A family that reads every kind of evidence there is."""
+
+    name = "everything"
+
+    def evidence(self, params: list[str]) -> frozenset[str]:
+        return EVIDENCE
+
+
+def test_a_family_reading_every_known_kind_of_evidence_is_admitted(
+    replay: RunMode, write_case: Callable[..., Path]
+) -> None:
+    registry = registry_with(("all", Registers("zeroclaw_eval_register_families", (Everything(),))))
+    case = admit_file(write_case(echo_case(expects={"everything": ["hi"]})), registry, replay)
+    assert [e.name for e in case.expectations] == ["everything"]
+
+
+def test_a_family_that_declares_no_evidence_is_admitted_for_any_agent(
+    acme: Registry, replay: RunMode, write_case: Callable[..., Path]
+) -> None:
+    class Blind:
+        label = "blind"
+        unobservable: Mapping[str, str] = MappingProxyType(dict.fromkeys(EVIDENCE, "unseen"))
+
+        def admit(self, trace: Any) -> Iterable[Problem]:
+            return ()
+
+    path = write_case(echo_case(expects={"mentions": ["hi"]}))
+    case = admit_file(path, acme, replay, agent=Blind())  # type: ignore[arg-type]
+    assert [e.name for e in case.expectations] == ["mentions"]

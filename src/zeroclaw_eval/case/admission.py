@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from zeroclaw_eval.case.fixture import SCHEMA_KEY, LlmTrace
 from zeroclaw_eval.errors import AdmissionError
-from zeroclaw_eval.grading.family import Family, Problem
+from zeroclaw_eval.grading.family import EVIDENCE, Family, Problem
 from zeroclaw_eval.grading.record import RunRecord, empty_run
 from zeroclaw_eval.modes.base import RunMode
 from zeroclaw_eval.plugins.registry import Registry
@@ -302,6 +302,7 @@ def _admit_expects(
             # Each declared entry yields exactly one check, whatever the run: grading
             # an empty run counts them without a second, drift-prone count method.
             graded = exp.family.grade(exp.params, nothing)
+            read = exp.family.evidence(exp.params)
         except Exception as exc:  # a plugin's bug must not pass as an admitted case
             raise AdmissionError(
                 source,
@@ -320,6 +321,16 @@ def _admit_expects(
                 f"family {key!r} of plugin {exp.plugin!r} returned no check for a declared "
                 "entry: a defect of that plugin (grade() must return one check per entry), "
                 "not of this fixture",
+            )
+        if read is not None and not read <= EVIDENCE:
+            # An agent's unobservable evidence is looked up by these names: one it
+            # does not know would be admitted for every agent, certified or not.
+            raise AdmissionError(
+                source,
+                dotted(("expects", key)),
+                f"family {key!r} of plugin {exp.plugin!r} reads evidence "
+                f"{', '.join(sorted(read - EVIDENCE))}, not among {', '.join(sorted(EVIDENCE))}: "
+                "a defect of that plugin, not of this fixture",
             )
         produces_checks = produces_checks or bool(graded)
     if not produces_checks:
@@ -362,13 +373,17 @@ def _from_validation(
         message = describe(error, value)
         if is_key:  # every key is a string: "string should have at least 1 character"
             message = f"the key {message.removeprefix('string ')}"
-        if error["type"] == "extra_forbidden" and error["loc"]:
-            known = model_keys(root, error["loc"][:-1])
-            message += did_you_mean(str(error["loc"][-1]), known)
-        if error["type"] == "union_tag_invalid":
-            path, value = _locate(data, (*path, "type"))
-            tags = error.get("ctx", {}).get("expected_tags", "")
-            message = f"unknown response type (expected one of: {tags})"
+        # A validator of a plugin's parameters may raise either type itself
+        # (PydanticCustomError), with no location or context: then pydantic's words.
+        if error["type"] == "extra_forbidden" and loc:
+            known = model_keys(root, loc[:-1])
+            message += did_you_mean(str(loc[-1]), known)
+        context = error.get("ctx") or {}
+        if error["type"] == "union_tag_invalid" and "discriminator" in context:
+            key = str(context["discriminator"]).removeprefix("'").removesuffix("'")  # quoted
+            path, value = _locate(data, (*path, key))
+            kind = "response type" if root is LlmTrace else key  # or a plugin's union
+            message = f"unknown {kind} (expected one of: {context['expected_tags']})"
         if (problem := (_field(path, value), message)) not in found:
             found.append(problem)
     (field, message), *more = found

@@ -142,6 +142,20 @@ class Family(ABC, Generic[P]):
         """One :class:`CheckResult` per declared entry, graded against ``run``."""
 
 
+#: The keys of a pydantic core schema node whose values are data, not schemas: a
+#: field's default, and its metadata (``json_schema_extra`` among them).
+_DATA_KEYS = frozenset({"default", "metadata"})
+
+
+def _type_name(node: dict[str, Any]) -> str:
+    """The name of the object type a core schema node describes, for an error: its
+    class, else (a schema a type built itself) its kind and reference."""
+    cls = node.get("cls")
+    if cls is not None:
+        return str(cls.__name__)
+    return f"a {node['type']} schema {node.get('ref', '')}".rstrip()
+
+
 def lax_parameter_types(family: Family[Any]) -> list[str]:
     """Names of the object types in a family's ``params`` that do not refuse unknown keys.
 
@@ -153,16 +167,20 @@ def lax_parameter_types(family: Family[Any]) -> list[str]:
     stack: list[Any] = [family.adapter.core_schema]
     while stack:
         node = stack.pop()
-        if isinstance(node, list):
+        if isinstance(node, (list, tuple)):  # a union's choices may be (schema, label)
             stack.extend(node)
         elif isinstance(node, dict):
             if node.get("type") in ("model", "typed-dict", "dataclass") and not node.get(
                 "root_model"
             ):
-                behaviour = node.get("extra_behavior") or node.get("config", {}).get(
+                # A schema a type builds itself (__get_pydantic_core_schema__) may give
+                # neither a config nor a class: it is lax unless it says otherwise.
+                behaviour = node.get("extra_behavior") or (node.get("config") or {}).get(
                     "extra_fields_behavior"
                 )
                 if behaviour != "forbid":
-                    lax.append(getattr(node.get("cls"), "__name__", str(node.get("cls"))))
-            stack.extend(node.values())
+                    lax.append(_type_name(node))
+            # A default, a literal or metadata is data, never a schema: a field
+            # defaulting to {"type": "model"} is not a model to check.
+            stack.extend(value for key, value in node.items() if key not in _DATA_KEYS)
     return sorted(set(lax))
