@@ -341,6 +341,10 @@ class Conversation:
 #: Builds the smolagents agent of a stack from its tools and model.
 AgentClass = Callable[..., MultiStepAgent]
 
+#: Each agent class's prompt templates, kept from its first agent: smolagents parses
+#: their YAML file (15 ms of CPU) for every agent not handed them, and only reads them.
+_templates: dict[AgentClass, Any] = {}
+
 #: What the harness calls: ``make_agent(*, base_url, api_key, workspace, mcp_url=None)``.
 Factory = Callable[..., Conversation]
 
@@ -366,12 +370,16 @@ def factory(agent_class: AgentClass, *, hook: Hook | None = None, remember: bool
         if connection is not None:
             tools = connection.tools
         try:
+            templates = _templates.get(agent_class)
             agent = agent_class(
                 tools=tools,
                 model=model(base_url, api_key),
+                prompt_templates=templates,
                 max_steps=MAX_STEPS,
                 verbosity_level=LogLevel.OFF,
             )
+            if templates is None:
+                _templates.setdefault(agent_class, agent.prompt_templates)
         except BaseException:
             if connection is not None:
                 connection.close()
