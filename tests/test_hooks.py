@@ -325,6 +325,6 @@ def test_hook_zeroclaw_eval_register_dialects(tmp_path: Path) -> None:
     # Without the plugin the name is unknown: a configuration error naming the known ones.
     code, _, stderr = run(suite, "--config", str(config))
     assert code == 1
-    assert "eval.agent.dialect='bracketed': unknown dialect (known dialects: chat," in stderr
+    assert "eval.agent.dialect='bracketed': unknown dialect (known dialects: ag2, chat," in stderr
     listed = run_cli(["eval", "plugins"], EveryHook()).stdout
     assert "dialects: bracketed" in listed

@@ -307,3 +307,65 @@ def test_a_shard_whose_suite_was_refused_leaves_the_others_totals(
         ]
         == shards[1]["suite_total"]
     )
+
+
+def forge_red_case(doc: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """The red shard's failed case edited into a pass that never ran, counts made to agree."""
+    case = next(case for case in doc["cases"] if not case["passed"])
+    case.update({"passed": True, "passes": 1, **fields})
+    for check in case["checks"]:
+        check["passed"] = True
+    for attempt in case.get("attempts", []):
+        attempt.update({"passed": True, **{k: v for k, v in fields.items() if k != "passes"}})
+        for check in attempt["checks"]:
+            check["passed"] = True
+    return recount(doc)
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"ran": False}, "ran=false: contradicts its passed (true)"),
+        ({"ran": False, "passed": False, "passes": 0}, "ran=false: contradicts its checks"),
+        (
+            {"ran": False, "passed": False, "passes": 0, "checks": []},
+            "contradicts its error (null)",
+        ),
+    ],
+    ids=["passed", "graded", "no-error"],
+)
+def test_a_case_that_never_ran_yet_says_it_passed_or_was_graded_is_refused(
+    fields: dict[str, Any], says: str, tmp_path: Path, runs: dict[bool, tuple[dict[str, Any], int]]
+) -> None:
+    whole, _ = runs[True]
+    docs = shard_documents(whole, 2)
+    red = next(doc for doc in docs if not doc["all_passed"])
+    checks = fields.pop("checks", None)
+    forge_red_case(red, **fields)
+    if checks is not None:
+        for case in red["cases"]:
+            if not case.get("ran", True):
+                case["checks"] = checks
+                for attempt in case.get("attempts", []):
+                    attempt["checks"] = checks
+    result = zeroclaw("eval", "merge", *write_all(tmp_path, docs), "--format", "json")
+    assert result.returncode == 1, result.stdout
+    assert says in result.stderr, result.stderr
+    assert "cases[" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("format_name", ["text", "github"])
+def test_a_merge_red_only_for_a_shards_error_says_so_last(
+    format_name: str, tmp_path: Path, shards: list[dict[str, Any]]
+) -> None:
+    refused_shard = shards[0]
+    refused_shard.update(cases=[], config_digest="", suite_total=0, selected_total=0)
+    refused_shard["errors"] = ["evals/x.json: expects: must not be empty"]
+    recount(refused_shard)
+    result = zeroclaw("eval", "merge", *write_all(tmp_path, shards), "--format", format_name)
+    assert result.returncode == 1
+    last = result.stdout.splitlines()[-1]
+    assert last == (
+        f"red: an error outside the cases, first: shard 1/4 ({tmp_path / 'shard-1.json'}): "
+        "evals/x.json: expects: must not be empty"
+    )

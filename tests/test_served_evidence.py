@@ -388,3 +388,39 @@ def test_a_served_tool_works_in_the_case_workspace(tmp_path: Path) -> None:
     result = run_cli(args, Notes())
     assert failed(json.loads(result.stdout)) == {}
     assert result.exit_code == 0
+
+
+def test_a_served_agent_that_never_dispatches_a_scripted_tool_is_graded_for_it(
+    tmp_path: Path,
+) -> None:
+    # The scripted result it never used is what the pairing finds, not a run error
+    # that would hide every check of the case.
+    weather = {
+        "model_name": "weather",
+        "tool_results": {"weather": [{"result": "Paris: 12 C, light rain"}]},
+        "turns": [
+            {
+                "user_input": "Weather in Paris?",
+                "steps": [
+                    calls_step(("call_1", "weather", {"city": "Paris"})),
+                    text_step("It rains in Paris."),
+                ],
+            }
+        ],
+        "expects": {"response_contains": ["rains"]},
+    }
+    config = configure(
+        tmp_path / "project", factory("lazy_agent:make_agent") + '\ntools = "served"'
+    )
+    status, document = report(tmp_path, config, weather)
+    assert status == 1
+    [case] = document["cases"]
+    assert case["error"] is None, case["error"]
+    assert failed(document) == {
+        "weather": [
+            (
+                "served_tools: requested calls dispatched",
+                "turn 0: 'weather' call 'call_1' was never dispatched",
+            )
+        ]
+    }

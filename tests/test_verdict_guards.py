@@ -45,6 +45,10 @@ def test_a_case_with_no_checks_never_passes() -> None:
     assert case().passed is False
 
 
+def test_a_case_that_never_ran_never_passes_whatever_its_checks_say() -> None:
+    assert case(PASS, ran=False).passed is False
+
+
 def test_a_run_error_fails_the_case_even_when_every_check_passed() -> None:
     assert case(PASS, error="the model bridge went away").passed is False
 

@@ -145,8 +145,10 @@ def main(argv: list[str]) -> int:
     if argv == ["list"]:
         for stack in stacks():
             for run in stack.runs:
-                outcome = "passes" if run.passes else "fails: " + ", ".join(
-                    expected.check for expected in run.fails
+                outcome = (
+                    "passes"
+                    if run.passes
+                    else "fails: " + ", ".join(expected.check for expected in run.fails)
                 )
                 print(f"{run.id} ({stack.env}): {outcome}")
         return 0

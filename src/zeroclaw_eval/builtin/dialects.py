@@ -54,7 +54,7 @@ PYDANTIC_AI = Dialect(
 AG2 = Dialect(
     "ag2",
     "AG2's ConversableAgent with autogen.mcp.create_toolkit: each result in a role "
-    '"tool" message; an MCP tool\'s result as str() of the toolkit\'s (text, None) tuple, '
+    "\"tool\" message; an MCP tool's result as str() of the toolkit's (text, None) tuple, "
     "an MCP error as 'Error: Tool call failed: <text>'",
     success=("({result|repr}, None)",),
     error=("Error: Tool call failed: {result}",),

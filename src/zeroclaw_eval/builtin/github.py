@@ -182,6 +182,9 @@ class GithubFormatter(Formatter):
             lines.append(f"{report.passed_count}/{len(report.cases)} cases passed")
         else:  # refused, or stopped before any case: "0/0 cases passed" reads as a pass
             lines.append("no case was run")
+        if report.errors and report.cases:  # the cases may all have passed: say why it is red
+            count = "an error" if len(report.errors) == 1 else f"{len(report.errors)} errors"
+            lines.append(f"red: {count} outside the cases, first: {one_line(report.errors[0])}")
         summary = os.environ.get(SUMMARY_ENV)
         if summary and self._summarized != id(report):
             with open(summary, "a", encoding="utf-8", errors="backslashreplace") as handle:

@@ -66,6 +66,13 @@ class TextFormatter(Formatter):
                 f"each case ran {report.repeats} times; a case passes only if every attempt"
                 f" passed; flaky: {', '.join(flaky) if flaky else 'none'}"
             )
+        if report.errors and report.cases:
+            # The cases may all have passed: the last line says why the run is red.
+            count = "an error" if len(report.errors) == 1 else f"{len(report.errors)} errors"
+            lines.append(
+                paint(BOLD_RED, "red")
+                + f": {count} outside the cases, first: {one_line(report.errors[0])}"
+            )
         if not report.gating:
             lines.append("not gating: failures are reported but do not change the exit code")
             if report.run_errors:

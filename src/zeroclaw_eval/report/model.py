@@ -99,13 +99,19 @@ class CaseReport:
     def passed(self) -> bool:
         """True only when the case ran without error and every one of its checks passed.
 
-        A case with no checks never passes: admission refuses such cases, and this
-        guard keeps a hand-built report from passing by accident. A repeated case
+        A case with no checks, or one that never ran, never passes: admission refuses
+        the first, the runner never grades the second, and these guards keep a
+        hand-built or edited report from passing by accident. A repeated case
         passes only when every attempt passed.
         """
         if self.attempts:
             return all(attempt.passed for attempt in self.attempts)
-        return self.error is None and bool(self.checks) and all(c.passed for c in self.checks)
+        return (
+            self.ran
+            and self.error is None
+            and bool(self.checks)
+            and all(c.passed for c in self.checks)
+        )
 
     @property
     def runs(self) -> int:

@@ -170,6 +170,11 @@ def report_from_document(data: Any, path: str) -> ReadReport:
             f"{path}: schema_version={doc.schema_version}: this version reads "
             f"schema_version {SCHEMA_VERSION} only"
         )
+    for index, case_doc in enumerate(doc.cases):
+        _refuse_a_case_that_never_ran_yet_says_more(case_doc, f"{path}: cases[{index}]")
+        for attempt_index, attempt_doc in enumerate(case_doc.get("attempts", [])):
+            where = f"{path}: cases[{index}].attempts[{attempt_index}]"
+            _refuse_a_case_that_never_ran_yet_says_more(attempt_doc, where)
     cases = tuple(_case(case) for case in doc.cases)
     passed_count = 0
     for index, (case_doc, case) in enumerate(zip(doc.cases, cases, strict=True)):
@@ -237,6 +242,24 @@ def report_from_document(data: Any, path: str) -> ReadReport:
     total = doc.suite_total if doc.suite_total is not None else len(cases)
     selected = doc.selected_total if doc.selected_total is not None else total
     return ReadReport(path, report, shard, total, selected)
+
+
+def _refuse_a_case_that_never_ran_yet_says_more(doc: CaseDoc | AttemptDoc, where: str) -> None:
+    """A case (or attempt) that never ran has no checks, cannot pass, and says why in its
+    error: a report that says otherwise was edited or is damaged."""
+    if doc.get("ran", True):
+        return
+    for field, contradiction in (
+        ("passed", "true" if doc["passed"] else None),
+        ("checks", "graded" if doc["checks"] else None),
+        ("error", "null" if doc["error"] is None else None),
+    ):
+        if contradiction is not None:
+            raise ReportReadError(
+                f"{where}.ran=false: contradicts its {field} ({contradiction}): a case that "
+                "never ran has no checks, cannot pass, and says why it did not run (the "
+                "report was edited or is damaged)"
+            )
 
 
 def _case(doc: CaseDoc) -> CaseReport:
