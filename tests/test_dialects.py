@@ -122,16 +122,25 @@ def test_a_result_is_read_back_from_its_forms_the_most_framed_first() -> None:
 def test_a_flattened_block_is_read_back_whole_or_as_its_one_calls_error() -> None:
     assert SMOLAGENTS.read_block("Observation:\n42", ("call_1", "add")) == "42"
     assert SMOLAGENTS.read_block("Observation:\n42\n43", None) == "42\n43"
-    failure = (
-        "Call id: call_1\nError:\nError executing tool 'city': ValueError: no such city\n"
-        "Now let's retry: take care not to repeat previous errors! If you have retried "
+    retry = (
+        "\nNow let's retry: take care not to repeat previous errors! If you have retried "
         "several times, try a completely different approach.\n"
     )
-    assert SMOLAGENTS.read_block(failure, ("call_1", "city")) == (
-        "Error executing tool 'city': ValueError: no such city"
+    error = (
+        "Error:\nError executing tool 'city' with arguments {'city': 'X'}: ValueError: no "
+        "such city\nPlease try again or use another tool" + retry
     )
-    # Another call's id, or a step of several calls, reads no error block.
-    assert SMOLAGENTS.read_block(failure, ("call_2", "city")) == failure
+    # After whatever the message holds (the task, an earlier observation), or alone.
+    for before in ("New task:\nLook up X\n", "Observation:\nhi\n", ""):
+        failure = before + error
+        assert SMOLAGENTS.read_block(failure, ("call_1", "city")) == (
+            "{'city': 'X'}: ValueError: no such city"
+        )
+    ids = Dialect("ids", results_in="user_message", error_blocks=("{call_id} failed: {result}",))
+    assert ids.read_block("c1 failed: boom", ("c1", "t")) == "boom"
+    assert ids.read_block("c1 failed: boom", ("c2", "t")) == "c1 failed: boom"
+    # Another tool's name, or a step of several calls, reads no error block.
+    assert SMOLAGENTS.read_block(failure, ("call_1", "town")) == failure
     assert SMOLAGENTS.read_block(failure, None) == failure
     assert SMOLAGENTS.read_block("no framing", ("call_1", "city")) == "no framing"
     # The first error form that fits is the one read; a form may name the call's tool.
@@ -178,6 +187,15 @@ BOTH = "dialect 'bad': give both answer_tool and answer_argument"
         ({"error": ("no result",)}, ONCE.format("no result")),
         ({"success": ("{result} and {result|json}",)}, ONCE.format("{result} and {result|json}")),
         ({"error_blocks": ("Error",)}, ONCE.format("Error")),
+        (
+            {"success": ("{any}{result}",)},
+            "dialect 'bad': the form '{any}{result}' may not hold {any}",
+        ),
+        (
+            {"error": ("{result}{any}",)},
+            "dialect 'bad': the form '{result}{any}' may not hold {any}",
+        ),
+        ({"block": "{any}{results}"}, BLOCK),
         ({"block": "Observation"}, BLOCK),
         ({"block": "{results}{results}"}, BLOCK),
         ({"block": "{call_id}: {results}"}, BLOCK),
@@ -255,8 +273,11 @@ def test_the_wire_ties_each_result_to_its_call_the_way_the_dialect_says() -> Non
         "its next request"
     )
     # A step of one call whose own tool failed: the framework's error text is read back.
+    # A step of one call whose own tool failed: the framework's error text is read back,
+    # from the task's own message when smolagents kept no assistant message for it.
     failure = (
-        "Call id: call_0\nError:\nno such city\nNow let's retry: take care not to repeat "
+        "Error:\nError executing tool 'city' with arguments {}: ValueError: no such city\n"
+        "Please try again or use another tool\nNow let's retry: take care not to repeat "
         "previous errors! If you have retried several times, try a completely different "
         "approach.\n"
     )
@@ -265,7 +286,12 @@ def test_the_wire_ties_each_result_to_its_call_the_way_the_dialect_says() -> Non
         Exchange(0, [task, first, {"role": "user", "content": failure}], calls()),
     ]
     assert [(c.result, c.succeeded) for c in calls_from_wire(failed, SMOLAGENTS)] == [
-        ("no such city", True)
+        ("{}: ValueError: no such city", True)
+    ]
+    merged = {"role": "user", "content": task["content"] + "\n" + failure}
+    unkept = [Exchange(0, [task], calls("city")), Exchange(0, [merged], calls())]
+    assert [c.result for c in calls_from_wire(unkept, SMOLAGENTS)] == [
+        "{}: ValueError: no such city"
     ]
     # A tool message with no text is an empty result, tied to its call.
     tool_turn = [
@@ -315,9 +341,12 @@ def test_the_wire_reads_odd_but_possible_requests_without_guessing() -> None:
         ),
     ]
     assert [c.succeeded for c in calls_from_wire(stray)] == [False]
-    # A flattening agent that forgot its history shows no result: not a crash.
+    # A flattening agent that keeps no assistant message: its last user message shows
+    # the step's results (smolagents, when a step fails), and none is no result.
     forgot = [
         Exchange(0, [task], reply(("call_1", "echo"))),
-        Exchange(0, [{"role": "user", "content": "Observation:\nhi"}], reply()),
+        Exchange(0, [task, {"role": "user", "content": "Observation:\nhi"}], reply()),
     ]
-    assert [c.succeeded for c in calls_from_wire(forgot, SMOLAGENTS)] == [False]
+    assert [(c.result, c.succeeded) for c in calls_from_wire(forgot, SMOLAGENTS)] == [("hi", True)]
+    silent = [forgot[0], Exchange(0, [{"role": "system", "content": "x"}], reply())]
+    assert [c.succeeded for c in calls_from_wire(silent, SMOLAGENTS)] == [False]

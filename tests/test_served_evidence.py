@@ -238,6 +238,48 @@ def test_a_code_writing_agent_served_its_tools_is_graded_on_its_dispatches(
     assert report(tmp_path / "lazy", config, lazy)[0] == 1
 
 
+def test_a_code_writing_agent_gets_scripted_results_no_scripted_call_reaches(
+    tmp_path: Path,
+) -> None:
+    """Its model writes the calls as code: the script says nothing of how often a
+    tool is called, so a scripted result is admitted; one the run leaves unused is
+    still a run error, since no pairing says it."""
+    config = served_config(tmp_path, "make_coder", 'dialect = "smolagents-code"')
+    lookup = {
+        "model_name": "lookup",
+        "tool_results": {"city_lookup": [{"result": "Paris, France: population 2,102,650"}]},
+        "turns": [
+            {
+                "user_input": "Look up Paris",
+                "steps": [
+                    text_step('call: city_lookup {"city": "Paris"}'),
+                    text_step("Paris has 2,102,650 people."),
+                ],
+            }
+        ],
+        "expects": {
+            "tool_results_contain": [{"tool": "city_lookup", "needle": "2,102,650"}],
+            "response_contains": ["2,102,650"],
+        },
+    }
+    status, document = report(tmp_path, config, lookup)
+    assert (status, failed(document)) == (0, {})
+    unused = {**lookup, "model_name": "unused"}
+    unused["turns"] = [{**lookup["turns"][0], "steps": [text_step("Paris has 2,102,650 people.")]}]
+    unused["expects"] = {"response_contains": ["2,102,650"]}
+    status, document = report(tmp_path / "unused", config, unused)
+    assert status == 1
+    assert document["cases"][0]["error"] == (
+        "case 'unused': after the last turn (turn 0): tool_results.city_lookup[0] left "
+        "unused: the agent made 0 calls to 'city_lookup' of 1 scripted"
+    )
+    # The same fixture for an agent whose model's calls are the calls: refused.
+    chat = served_config(tmp_path / "chat", "make_agent")
+    refused = run(chat, write_suite(tmp_path / "chat-suite", unused), "--format", "json")
+    assert refused.exit_code == 1
+    assert "tool_results.city_lookup[0]: no scripted call reaches this result" in refused.stderr
+
+
 def test_a_code_writing_agent_with_its_own_tools_refuses_what_reads_calls(
     tmp_path: Path,
 ) -> None:

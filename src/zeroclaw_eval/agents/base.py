@@ -206,6 +206,12 @@ class AgentUnderTest(ABC):
     """Whether the agent runs tools of its own instead of the harness's: then the
     harness's tool offer (``[eval.live] allowed_tools``) does not apply to it."""
 
+    model_calls: bool = True
+    """Whether the model's scripted tool calls are the agent's calls. False for an agent
+    whose model writes code that calls the tools: the script then says nothing of how
+    often a tool is called, and a scripted result no scripted call reaches is not
+    refused at admission (one the run leaves unused is still a run error)."""
+
     serves_tools: bool = False
     """Whether the agent takes the case's tools from the harness over MCP: then the
     run starts one loopback MCP tool server (:mod:`zeroclaw_eval.toolserver`) and

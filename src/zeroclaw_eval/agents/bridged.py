@@ -156,6 +156,10 @@ class BridgedAgent(AgentUnderTest):
             self.serves_tools = True
 
     @property
+    def model_calls(self) -> bool:  # type: ignore[override]  # the dialect's, read only
+        return self.dialect.model_calls
+
+    @property
     def unobservable(self) -> Mapping[str, str]:
         # Served its tools, the agent is seen on both sides: everything rests on the
         # dispatches. With tools of its own, only what crosses the model's wire.

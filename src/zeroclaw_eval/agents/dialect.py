@@ -24,7 +24,9 @@ model. Stacks differ in how they do it, and none of it may be guessed:
 Templates are text with placeholders: ``{result}`` (the result as the tool
 returned it), ``{result|json}`` (as a JSON string literal, non-ASCII kept),
 ``{result|repr}`` (as a Python string literal), ``{call_id}`` and ``{name}`` (the
-call's); a block template has ``{results}``. Anything else is literal, braces
+call's); a block template has ``{results}``; an error block may hold ``{any}``,
+any text (the task a framework repeats before the error, say), since it is only
+read, never rendered. Anything else is literal, braces
 included. Dialects are registered by plugins (``zeroclaw_eval_register_dialects``)
 and chosen with ``[eval.agent] dialect``; the default, :data:`CHAT`, is the chat
 completions way: a tool message per call holding the result as returned.
@@ -44,7 +46,7 @@ from typing import Literal, NamedTuple
 _RESULT_SLOTS = ("{result}", "{result|json}", "{result|repr}")
 
 #: Every placeholder a result's form may hold.
-_SLOT = re.compile(r"\{(result(?:\|json|\|repr)?|call_id|name)\}")
+_SLOT = re.compile(r"\{(result(?:\|json|\|repr)?|call_id|name|any)\}")
 
 #: Where a result's text goes.
 ResultsIn = Literal["tool_message", "user_message"]
@@ -82,7 +84,8 @@ class Dialect:
     """``user_message`` only: how one step's results are shown together."""
     error_blocks: tuple[str, ...] = ()
     """``user_message`` only: the forms of a step the agent's own tool failed in (the
-    framework's error text in ``{result}``), read back for an agent with its own tools."""
+    framework's error text in ``{result}``, ``{any}`` for text that may vary), read back
+    for an agent with its own tools."""
     separator: str = "\n"
     """``user_message`` only: what joins the results of one step."""
     order_by_id: bool = False
@@ -106,6 +109,9 @@ class Dialect:
         for template in (*self.success, *self.error, *self.error_blocks):
             if sum(template.count(slot) for slot in _RESULT_SLOTS) != 1:
                 raise ValueError(f"{where}: the form {template!r} must show the result once")
+        for template in (*self.success, *self.error):
+            if "{any}" in template:  # a result's form is rendered whole, to compare
+                raise ValueError(f"{where}: the form {template!r} may not hold {{any}}")
         if self.block.count("{results}") != 1 or _SLOT.search(self.block):
             raise ValueError(f"{where}: its block must hold {{results}} once, and no other slot")
         if (self.answer_tool is None) != (self.answer_argument is None):
@@ -222,7 +228,10 @@ def _read(template: str, text: str, values: Mapping[str, str]) -> str | None:
     for match in _SLOT.finditer(template):
         key = match.group(1)
         parts.append(re.escape(template[position : match.start()]))
-        parts.append(re.escape(values[key]) if key in values else "(?P<value>.*)")
+        if key == "any":
+            parts.append(".*?")
+        else:
+            parts.append(re.escape(values[key]) if key in values else "(?P<value>.*)")
         position = match.end()
     parts.append(re.escape(template[position:]))
     found = re.fullmatch("".join(parts), text, re.DOTALL)

@@ -124,14 +124,14 @@ def _tool_results(messages: Sequence[Message]) -> dict[str, list[str]]:
 
 def _flattened_results(messages: Sequence[Message]) -> str | None:
     """The text of the first ``user`` message after the last assistant message: where a
-    flattening agent shows the model the results of the step it answers."""
+    flattening agent shows the model the results of the step it answers. With no
+    assistant message (smolagents keeps none for a step whose tool failed, and merges
+    the error into the task's message), the last user message."""
     last = max(
         (index for index, message in enumerate(messages) if message.get("role") == "assistant"),
         default=None,
     )
-    if last is None:
-        return None
-    for message in messages[last + 1 :]:
+    for message in reversed(messages) if last is None else messages[last + 1 :]:
         if message.get("role") == "user":
             content = message.get("content")
             return content if isinstance(content, str) else ""

@@ -26,7 +26,12 @@ SMOLAGENTS = Dialect(
     "answer through its own final_answer tool",
     results_in="user_message",
     block="Observation:\n{results}",
-    error_blocks=("Call id: {call_id}\nError:\n{result}" + _SMOLAGENTS_RETRY,),
+    # A failed own tool: the step ends before its calls are kept, so the error (the
+    # arguments, the exception) ends the next user message, after whatever it holds.
+    error_blocks=(
+        "{any}Error:\nError executing tool '{name}' with arguments {result}\n"
+        "Please try again or use another tool" + _SMOLAGENTS_RETRY,
+    ),
     separator="\n",
     order_by_id=True,
     strip=True,

@@ -224,7 +224,11 @@ def admit_data(
             admit_tool_results,
         )
 
-        for problem in (*admit_tool_results(trace), *admit_tool_definitions(trace)):
+        model_calls = agent is None or agent.model_calls
+        for problem in (
+            *admit_tool_results(trace, model_calls=model_calls),
+            *admit_tool_definitions(trace),
+        ):
             raise _problem(source, data, problem.path, problem.message)
     if agent is not None:
         for problem in agent.admit(trace):

@@ -75,11 +75,13 @@ def scripted_arguments(trace: LlmTrace) -> dict[str, list[dict[str, Any]]]:
     return asked
 
 
-def admit_tool_results(trace: LlmTrace) -> Iterator[Problem]:
+def admit_tool_results(trace: LlmTrace, *, model_calls: bool = True) -> Iterator[Problem]:
     """Refuse a ``tool_results`` that is empty, contradicts itself or the expectations,
-    or scripts a result no scripted call can reach (paths from the fixture's root)."""
+    or scripts a result no scripted call can reach (paths from the fixture's root);
+    that last rule only where the model's scripted calls are the calls
+    (``model_calls``), not code the model writes."""
     results = trace.tool_results or {}
-    calls = scripted_calls(trace)
+    calls = scripted_calls(trace) if model_calls else None
     not_used = trace.expects.get("tools_not_used")
     all_succeed = trace.expects.get("all_tools_succeeded") is True
     for name, scripted in results.items():

@@ -128,8 +128,9 @@ def execute(
             record = session.record()
             # A result left unused is the fixture's fault for an agent that runs what
             # the model asks; an agent served its tools is paired with the model's
-            # calls instead, and a call it never dispatched is that pairing's finding.
-            if script is not None and not agent.serves_tools:
+            # calls instead, and a call it never dispatched is that pairing's finding
+            # (unless its model writes code: then no pairing, and the script says).
+            if script is not None and not (agent.serves_tools and agent.model_calls):
                 script.finish()
             return secrets.value(record)
         finally:
