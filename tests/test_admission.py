@@ -610,3 +610,29 @@ def test_cli_names_unreadable_files(
     hostile_suite: Path,
 ) -> None:
     assert f"Error: {hostile_suite.name}/{name}.json: {says}" in cli_runs["text"].stderr
+
+
+@pytest.mark.parametrize(
+    ("expects", "fails", "vacuous"),
+    [
+        ({"max_tool_calls": 0}, False, ("max_tool_calls: 0",)),
+        ({"max_tool_calls": 0, "response_contains": ["hello"]}, True, None),
+        ({"response_contains": ["hello"], "max_tool_calls": 0}, True, None),
+    ],
+    ids=["passes-idle", "fails-idle-last", "fails-idle-first"],
+)
+def test_admission_knows_whether_a_run_doing_nothing_fails_the_case(
+    expects: dict[str, Any],
+    fails: bool,
+    vacuous: tuple[str, ...] | None,
+    registry: Registry,
+    replay: RunMode,
+) -> None:
+    """Admission grades a run that does nothing anyway; the gate's vacuity reads it."""
+    from zeroclaw_eval.case.admission import admit_data
+    from zeroclaw_eval.case.suite import vacuity
+
+    case = admit_data(echo_case(expects=expects), registry, replay, source="c.json")
+    assert case.idle_fails is fails
+    found = vacuity(case)
+    assert (found.checks if found is not None else None) == vacuous

@@ -345,6 +345,34 @@ def test_an_entry_reading_what_the_agent_cannot_observe_is_refused_with_its_reas
     )
 
 
+class Coder:
+    """An agent under test whose model writes code that calls the tools."""
+
+    label = "coder"
+    unobservable: Mapping[str, str] = {}
+
+    def __init__(self, model_calls: bool) -> None:
+        self.model_calls = model_calls
+
+    def admit(self, trace: LlmTrace) -> Iterable[Problem]:
+        return ()
+
+
+def test_a_scripted_result_no_scripted_call_reaches_is_refused_unless_code_makes_the_calls(
+    registry: Registry, replay: RunMode
+) -> None:
+    data = echo_case(expects={"response_contains": ["hello"]})
+    data["tool_results"] = {"city_lookup": [{"result": "Paris, France"}]}
+    unreached = (
+        f"{SOURCE}: tool_results.city_lookup[0]: no scripted call reaches this result: the "
+        "steps call 'city_lookup' 0 times"
+    )
+    assert refused_data(data, registry, replay) == unreached
+    assert refused_data(data, registry, replay, agent=Coder(model_calls=True)) == unreached
+    case = admit_data(data, registry, replay, source=SOURCE, agent=Coder(model_calls=False))
+    assert case.trace.tool_results is not None
+
+
 # --- a plugin family that breaks its contract ------------------------------------------
 
 

@@ -594,3 +594,23 @@ def test_a_family_that_declares_no_evidence_is_admitted_for_any_agent(
     path = write_case(echo_case(expects={"mentions": ["hi"]}))
     case = admit_file(path, acme, replay, agent=Blind())  # type: ignore[arg-type]
     assert [e.name for e in case.expectations] == ["mentions"]
+
+
+class Mixed(Mentions):
+    """A family whose one entry yields a check a run doing nothing passes, and one it fails."""
+
+    name = "mixed"
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        return [CheckResult("mixed: quiet", True, "ok"), CheckResult("mixed: said", False, "no")]
+
+
+def test_one_check_a_run_doing_nothing_fails_is_enough_to_make_a_case_not_vacuous(
+    replay: RunMode, write_case: Callable[..., Path]
+) -> None:
+    from zeroclaw_eval.case.suite import vacuity
+
+    registry = registry_with(("mix", Registers("zeroclaw_eval_register_families", (Mixed(),))))
+    case = admit_file(write_case(echo_case(expects={"mixed": ["x"]})), registry, replay)
+    assert case.idle_fails is True
+    assert vacuity(case) is None

@@ -72,6 +72,10 @@ class Case:
     source: str
     trace: LlmTrace
     expectations: tuple[Expectation, ...]
+    idle_fails: bool | None = None
+    """Whether a run that does nothing fails one of its checks, as admission found
+    (the case is not vacuous: :func:`~zeroclaw_eval.case.suite.vacuity`); ``None``:
+    not known."""
 
     @property
     def name(self) -> str:
@@ -215,7 +219,9 @@ def admit_data(
         trace = LlmTrace.model_validate(data, strict=True)
     except ValidationError as exc:
         raise _from_validation(source, data, (), exc, LlmTrace) from None
-    expectations = _admit_expects(source, data, trace.expects, registry, len(trace.turns))
+    expectations, idle_fails = _admit_expects(
+        source, data, trace.expects, registry, len(trace.turns)
+    )
     for problem in mode.admit(trace):
         raise _problem(source, data, problem.path, problem.message)
     if trace.tool_results is not None or trace.tool_definitions is not None:
@@ -235,7 +241,7 @@ def admit_data(
             raise _problem(source, data, problem.path, problem.message)
         for problem in _unobservable(expectations, agent):
             raise _problem(source, data, problem.path, problem.message)
-    return Case(source, trace, expectations)
+    return Case(source, trace, expectations, idle_fails)
 
 
 def _unobservable(expectations: Sequence[Expectation], agent: AgentUnderTest) -> Iterator[Problem]:
@@ -255,7 +261,9 @@ def _unobservable(expectations: Sequence[Expectation], agent: AgentUnderTest) ->
 
 def _admit_expects(
     source: str, data: Any, expects: Mapping[str, Any], registry: Registry, turns: int
-) -> tuple[Expectation, ...]:
+) -> tuple[tuple[Expectation, ...], bool]:
+    """The admitted expectations, and whether a run that does nothing fails one of them
+    (admission grades that run anyway: each entry must yield its checks)."""
     if not expects:
         raise AdmissionError(
             source, "expects", "declares no expectation: a case must assert something"
@@ -289,7 +297,7 @@ def _admit_expects(
                 )
         admitted[key] = Expectation(family, params, entry.plugin)
     params_by_family = {key: expectation.params for key, expectation in admitted.items()}
-    produces_checks = False
+    produces_checks = idle_fails = False
     nothing = empty_run()
     for key, exp in admitted.items():
         try:
@@ -337,11 +345,12 @@ def _admit_expects(
                 "a defect of that plugin, not of this fixture",
             )
         produces_checks = produces_checks or bool(graded)
+        idle_fails = idle_fails or any(not check.passed for check in graded)
     if not produces_checks:
         raise AdmissionError(
             source, "expects", "declares nothing that would produce a check (every entry is empty)"
         )
-    return tuple(admitted.values())
+    return tuple(admitted.values()), idle_fails
 
 
 def _empty_strings(value: Any, path: Path_) -> Iterator[Path_]:

@@ -149,6 +149,8 @@ def vacuity(case: Case) -> Vacuity | None:
     A case that certifies a behaviour must fail at least one check against a run
     with no response, no calls and no tokens.
     """
+    if case.idle_fails:  # found at admission, which grades such a run anyway
+        return None
     checks = case.grade(empty_run())
     if any(not check.passed for check in checks):
         return None
