@@ -145,7 +145,7 @@ def test_response_contains_for_an_agent_that_writes_its_own_text() -> None:
     from zeroclaw_eval.grading.script import Finding, Script
 
     family = ResponseContains()
-    own = Script(calls=(), replies=("the answer is 42",), final_response=None)
+    own = Script(calls=(), replies=("thinking", "the answer is 42"), final_response=None)
     assert list(family.consistency(["42", "seven"], own)) == [
         Finding(
             (1,),

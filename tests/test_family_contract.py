@@ -251,3 +251,30 @@ def test_a_family_that_says_nothing_of_tools_or_scripts_finds_nothing() -> None:
     script = Script(calls=(ScriptedCall(0, "echo"),), replies=("hi",), final_response="hi")
     assert list(family.consistency(["x"], script)) == []
     assert list(family.tools_named(["x"])) == []
+
+
+#: What each built-in family reads of a run (docs/HOOKS.md, "evidence"): an agent
+#: that cannot make one of these observable refuses the family at admission.
+READS = {
+    "all_tools_succeeded": {"calls", "status"},
+    "exact_tool_calls": {"calls"},
+    "max_tool_calls": {"calls"},
+    "min_tool_calls": {"calls"},
+    "model_never_saw": {"requests"},
+    "model_saw": {"requests"},
+    "response_contains": {"response"},
+    "response_matches": {"response"},
+    "response_not_contains": {"response"},
+    "tool_arguments_contain": {"calls", "arguments"},
+    "tool_call_status": {"calls", "status"},
+    "tool_results_contain": {"calls", "results"},
+    "tools_not_used": {"calls"},
+    "tools_offered": {"requests"},
+    "tools_used": {"calls"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(READS))
+def test_each_built_in_family_declares_what_it_reads(name: str) -> None:
+    family = Registry.from_plugin_manager(get_plugin_manager(load_entry_points=False)).families
+    assert family[name].obj.evidence([]) == READS[name]

@@ -283,3 +283,22 @@ def test_a_defined_tool_counts_as_offered_to_the_expectations_that_name_it(
     suite = write_suite(tmp_path / "suite", fixture)
     result = zeroclaw("eval", "run", "--suite", suite, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_live_case_scripts_no_arguments_to_match_its_results_by() -> None:
+    """In live mode the model decides the calls: no turn has steps, nothing is asked."""
+    from zeroclaw_eval.case.fixture import LlmTrace
+    from zeroclaw_eval.case.scripted import scripted_arguments
+
+    live = {
+        "model_name": "live",
+        "tool_results": {"weather": [{"result": "sunny"}]},
+        "turns": [{"user_input": "Weather?"}],
+        "expects": {"tools_used": ["weather"]},
+    }
+    assert scripted_arguments(LlmTrace.model_validate(live)) == {}
+    scripted = copy.deepcopy(live)
+    scripted["turns"] = [echo_case()["turns"][0], {"user_input": "And now?"}]
+    assert scripted_arguments(LlmTrace.model_validate(scripted)) == {
+        "echo": [{"message": "hello"}]
+    }
