@@ -299,6 +299,4 @@ def test_a_live_case_scripts_no_arguments_to_match_its_results_by() -> None:
     assert scripted_arguments(LlmTrace.model_validate(live)) == {}
     scripted = copy.deepcopy(live)
     scripted["turns"] = [echo_case()["turns"][0], {"user_input": "And now?"}]
-    assert scripted_arguments(LlmTrace.model_validate(scripted)) == {
-        "echo": [{"message": "hello"}]
-    }
+    assert scripted_arguments(LlmTrace.model_validate(scripted)) == {"echo": [{"message": "hello"}]}
