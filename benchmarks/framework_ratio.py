@@ -29,9 +29,7 @@ import argparse
 import asyncio
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,6 +40,7 @@ from typing import Any
 
 from agents.testing import ScriptedModel, assistant_message, function_call
 from openai import AsyncOpenAI
+from served_ratio import case, timed  # beside this file
 
 from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
 
@@ -94,57 +93,19 @@ def make_agent(*, base_url: str, api_key: str, workspace: Path) -> SdkAgent:
 # --- the measurement --------------------------------------------------------------------
 
 
-def fixture(index: int) -> dict[str, Any]:
-    token = f"token-{index}"
-    call = {"id": "call_1", "name": "echo", "arguments": {"message": token}}
-    return {
-        "model_name": f"echo-{index}",
-        "turns": [
-            {
-                "user_input": f"Echo {token}",
-                "steps": [
-                    {"response": {"type": "tool_calls", "tool_calls": [call]}},
-                    {"response": {"type": "text", "content": f"The echo said {token}"}},
-                ],
-            }
-        ],
-        "expects": {"response_contains": [token], "tools_used": ["echo"]},
-    }
-
-
 def project(root: Path, cases: int) -> Path:
     """A project of ``cases`` fixtures whose agent is this module's factory."""
     root.mkdir(parents=True)
     suite = root / "suite"
     suite.mkdir()
     for index in range(cases):
-        (suite / f"c{index:03}.json").write_text(json.dumps(fixture(index)), encoding="utf-8")
+        (suite / f"c{index:03}.json").write_text(json.dumps(case(index, None)), encoding="utf-8")
     config = root / "zeroclaw.toml"
     config.write_text(
         '[eval]\nsuite_dir = "suite"\n\n[eval.agent]\nfactory = "framework_ratio:make_agent"\n',
         encoding="utf-8",
     )
     return config
-
-
-def harness(config: Path, cases: int) -> tuple[float, float]:
-    """Wall and CPU seconds of one ``eval run``, its children's CPU included."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    result = subprocess.run(
-        [str(ZEROCLAW), "eval", "run", "--config", str(config), "--no-history", "-q"],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(HERE)},
-    )
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
-    if result.returncode != 0 or summary != f"{cases}/{cases} cases passed":
-        sys.exit(f"{config}: the run did not pass whole: {summary!r}\n{result.stderr[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
 
 
 def framework(cases: int) -> float:
@@ -237,12 +198,16 @@ def main() -> None:
     own_wall: list[float] = []
     sdk_cpu: list[float] = []
     http_cpu: list[float] = []
+    # The runs import this module as their agent factory.
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(HERE), os.environ.get("PYTHONPATH")])
+    )
     with tempfile.TemporaryDirectory() as scratch:
         many = project(Path(scratch) / "many", args.cases)
         one = project(Path(scratch) / "one", 1)
         for round_ in range(args.rounds):
-            wall_n, cpu_n = harness(many, args.cases)
-            wall_1, cpu_1 = harness(one, 1)
+            wall_n, cpu_n = timed(ZEROCLAW, many, args.cases)
+            wall_1, cpu_1 = timed(ZEROCLAW, one, 1)
             own_wall.append((wall_n - wall_1) / (args.cases - 1))
             own_cpu.append((cpu_n - cpu_1) / (args.cases - 1))
             sdk_cpu.append(framework(args.cases))
