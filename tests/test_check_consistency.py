@@ -105,7 +105,7 @@ def test_a_non_gating_suite_only_warns(tmp_path: Path) -> None:
     assert status == 0
     assert lines == [
         "Warning: suite/case0.json: expects.exact_tool_calls=3: the script makes 1 tool call: "
-        "can never pass"
+        "can never pass (--strict fails on it)"
     ]
 
 
@@ -118,8 +118,37 @@ def test_for_an_agent_that_writes_its_own_text_a_needle_no_reply_holds_is_a_warn
     assert status == 0
     assert lines == [
         'Warning: suite/case0.json: expects.response_contains[0]="goodbye": no scripted '
-        "reply contains it: passes only if the agent writes it itself"
+        "reply contains it: passes only if the agent writes it itself (depends on the agent)"
     ]
+    # Not even --strict fails on it: a correct agent may write it.
+    assert check(tmp_path, "--config", str(config), "--strict") == (0, lines)
+
+
+def test_strict_fails_on_what_can_never_pass_for_a_bridged_agent_and_a_non_gating_suite(
+    tmp_path: Path,
+) -> None:
+    config = configure(tmp_path, factory("echo_agent:make_agent"), suite_dir="suite")
+    write_suite(tmp_path / "suite", echo_case(expects={"exact_tool_calls": 2}))
+    line = (
+        "suite/case0.json: expects.exact_tool_calls=2: the script makes 1 tool call: can never pass"
+    )
+    assert check(tmp_path, "--config", str(config)) == (
+        0,
+        [f"Warning: {line} (--strict fails on it)"],
+    )
+    assert check(tmp_path, "--config", str(config), "--strict") == (
+        1,
+        [f"Error: {line}", "1 of 1 fixture has expectations the script can never satisfy"],
+    )
+    (tmp_path / "capability").mkdir()
+    non_gating = project(tmp_path / "capability", {"exact_tool_calls": 3}, "gating = false\n")
+    assert check(non_gating, "--strict")[0] == 1
+
+
+def test_the_pre_commit_hook_checks_strictly() -> None:
+    hooks = (Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text("utf-8")
+    entries = [line.strip() for line in hooks.splitlines() if line.strip().startswith("entry:")]
+    assert entries == ["entry: zeroclaw eval check --strict"]
 
 
 def test_all_tools_succeeded_false_needs_a_scripted_call() -> None:
