@@ -266,7 +266,8 @@ def write_fixture(
     """
     case = admit_data(document, registry, replay, source=str(target))
     if config is not None:
-        check_offer(case, offered_names(config, registry.tools), registry.tools)
+        offered = offered_names(config, registry.tools)
+        check_offer(case, offered, registry.tools, config.offer_key)
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     write_whole(target, text)  # a Ctrl-C never leaves half a fixture
 
