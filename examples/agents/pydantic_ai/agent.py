@@ -39,15 +39,19 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 from openai import AsyncOpenAI
 from pydantic_ai import Agent, RunContext, ToolFailed
-from pydantic_ai.mcp import CallToolFunc, MCPToolset
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
+
+if TYPE_CHECKING:
+    # Imported where the tools are served: the MCP client (FastMCP) costs about a
+    # second of CPU to import, which an agent with its own tools need not pay.
+    from pydantic_ai.mcp import CallToolFunc, MCPToolset
 
 MODEL = os.environ.get("PYDANTIC_AI_AGENT_MODEL", "gpt-4o-mini")
 INSTRUCTIONS = "You are a helpful assistant. Use the tools when they help."
@@ -182,8 +186,9 @@ def read_note(ctx: RunContext[Case], name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-#: A hook on every MCP tool call: ``process_tool_call(ctx, call_tool, name, args)``.
-ProcessToolCall = Callable[[RunContext[Any], CallToolFunc, str, dict[str, Any]], Awaitable[Any]]
+if TYPE_CHECKING:
+    #: A hook on every MCP tool call: ``process_tool_call(ctx, call_tool, name, args)``.
+    ProcessToolCall = Callable[[RunContext[Any], CallToolFunc, str, dict[str, Any]], Awaitable[Any]]
 
 
 class PydanticAiAgent:
@@ -209,6 +214,8 @@ class PydanticAiAgent:
         self._held: asyncio.Task[None] | None = None
         self._release: asyncio.Event | None = None
         if mcp_url is not None:
+            from pydantic_ai.mcp import MCPToolset
+
             self.toolset = MCPToolset(
                 mcp_url,
                 tool_error_behavior="failed",
