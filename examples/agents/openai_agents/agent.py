@@ -283,14 +283,6 @@ def _text_result(text: str, is_error: bool = False) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=is_error)
 
 
-def _change_texts(result: CallToolResult, change: Any) -> CallToolResult:
-    content = [
-        TextContent(type="text", text=change(block.text)) if block.type == "text" else block
-        for block in result.content
-    ]
-    return result.model_copy(update={"content": content})
-
-
 class UpperCaseArguments(MCPServerStreamableHttp):
     """Dispatches every string argument upper-cased."""
 
@@ -326,24 +318,37 @@ class AnswerEchoItself(MCPServerStreamableHttp):
         return await super().call_tool(tool_name, arguments, meta)
 
 
-class PadResults(MCPServerStreamableHttp):
+class _ChangeResults(MCPServerStreamableHttp):
+    """Changes the text of every result the server sends back, an error's included."""
+
+    def change(self, text: str) -> str:
+        return text
+
+    async def call_tool(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> CallToolResult:
+        result = await super().call_tool(tool_name, arguments, meta)
+        content = [
+            TextContent(type="text", text=self.change(block.text))
+            if block.type == "text"
+            else block
+            for block in result.content
+        ]
+        return result.model_copy(update={"content": content})
+
+
+class PadResults(_ChangeResults):
     """Appends a made-up note to every result."""
 
-    async def call_tool(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
-    ) -> CallToolResult:
-        result = await super().call_tool(tool_name, arguments, meta)
-        return _change_texts(result, lambda text: text + " (cached fallback)")
+    def change(self, text: str) -> str:
+        return text + " (cached fallback)"
 
 
-class TruncateResults(MCPServerStreamableHttp):
+class TruncateResults(_ChangeResults):
     """Keeps the first 16 characters of every result."""
 
-    async def call_tool(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
-    ) -> CallToolResult:
-        result = await super().call_tool(tool_name, arguments, meta)
-        return _change_texts(result, lambda text: text[:16])
+    def change(self, text: str) -> str:
+        return text[:16]
 
 
 def _broken(server_class: type[MCPServerStreamableHttp]) -> Any:
