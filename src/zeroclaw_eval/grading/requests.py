@@ -34,7 +34,6 @@ full requests back.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -267,22 +266,3 @@ def _remove(node: Any, parts: list[str]) -> None:
         return
     for key in keys:
         _remove(node[key], rest)
-
-
-def render(request: Mapping[str, Any]) -> list[str]:
-    """The lines a diff compares: indented JSON, one value a line, keys as stored."""
-    return json.dumps(request, indent=2, ensure_ascii=False).splitlines()
-
-
-def diff(recorded: Mapping[str, Any], live: Mapping[str, Any], where: str) -> str:
-    """The unified diff from the recorded request to the live one, both named by
-    ``where`` (``turn 0, step 1``); empty when they are equal."""
-    lines = difflib.unified_diff(
-        render(recorded),
-        render(live),
-        f"recorded request ({where})",
-        f"live request ({where})",
-        n=2,
-        lineterm="",
-    )
-    return "\n".join(lines)

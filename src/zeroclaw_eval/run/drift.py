@@ -5,11 +5,12 @@ written by ``zeroclaw eval record``). Replaying the case, the agent's live reque
 for that step is normalised the same way and compared with it; the paths of
 ``[eval] drift_ignore`` and of the fixture's ``drift_ignore`` are left out of both.
 ``[eval] drift`` says what a difference does: ``fail`` adds a failed check per
-drifted step, whose detail is the unified diff from the recorded request to the
-live one (the agent ran, and it changed: not a run error); ``warn`` leaves the
-verdict alone and puts the diff among the case's warnings; ``off`` compares
-nothing. Cases whose steps store no request (hand-written fixtures) are never
-compared.
+distinct change (naming every step it reached), whose detail says what changed, path
+by path
+(:mod:`~zeroclaw_eval.grading.request_diff`: the agent ran, and it changed: not a
+run error); ``warn`` leaves the verdict alone and puts that among the case's
+warnings; ``off`` compares nothing. Cases whose steps store no request
+(hand-written fixtures) are never compared.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Drift:
-    """One step whose live request differs from the stored one: ``diff`` shows how."""
+    """One step whose live request differs from the stored one: ``diff`` says how (its
+    first line on its own, then a line per change)."""
 
     turn: int
     step: int
@@ -39,6 +41,24 @@ class Drift:
         return f"turn {self.turn}, step {self.step}"
 
 
+def _grouped(drifts: Sequence[Drift]) -> list[tuple[str, str]]:
+    """``(where, diff)`` once per distinct diff, in order: a system prompt changed once
+    shows in every step's request, and is said once, naming every step it reached
+    (``turn 0, steps 0 and 1; turn 1, step 0``)."""
+    places: dict[str, dict[int, list[int]]] = {}
+    for drift in drifts:
+        places.setdefault(drift.diff, {}).setdefault(drift.turn, []).append(drift.step)
+    grouped = []
+    for diff, turns in places.items():
+        parts = []
+        for turn, steps in turns.items():
+            listed = [str(step) for step in steps]
+            words = listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} and {listed[-1]}"
+            parts.append(f"turn {turn}, {'step' if len(steps) == 1 else 'steps'} {words}")
+        grouped.append(("; ".join(parts), diff))
+    return grouped
+
+
 def find_drift(
     trace: LlmTrace, run: RunRecord, ignored: Sequence[str] = ()
 ) -> tuple[int, list[Drift]]:
@@ -46,7 +66,8 @@ def find_drift(
     stored = trace.stored_requests()
     if all(request is None for _, _, request in stored):
         return 0, []
-    from zeroclaw_eval.grading.requests import diff, expand, without
+    from zeroclaw_eval.grading.request_diff import describe
+    from zeroclaw_eval.grading.requests import expand, without
 
     recorded = expand(request for _, _, request in stored)
     live: dict[tuple[int, int], ModelRequest] = {}
@@ -71,7 +92,7 @@ def find_drift(
         before = without(expected, ignored)
         after = without(made.normalised(), ignored)
         if before != after:
-            drifts.append(Drift(turn, step, diff(before, after, f"turn {turn}, step {step}")))
+            drifts.append(Drift(turn, step, describe(before, after)))
     return compared, drifts
 
 
@@ -86,15 +107,11 @@ def drift_outcome(
     if not compared:
         return (), ()
     if config.drift == "warn":
-        return (), tuple(f"drift at {drift.where}:\n{drift.diff}" for drift in drifts)
+        return (), tuple(f"drift at {where}: {diff}" for where, diff in _grouped(drifts))
     if not drifts:
         check = f"drift: {plural(compared, 'recorded request')}"
         return (CheckResult(check, True, "every live request is as recorded"),), ()
+    # The title says it is a drift and where; the detail, what changed.
     return tuple(
-        CheckResult(
-            f"drift: {drift.where}",
-            False,
-            f"the agent's request differs from the recorded one:\n{drift.diff}",
-        )
-        for drift in drifts
+        CheckResult(f"drift: {where}", False, diff) for where, diff in _grouped(drifts)
     ), ()
