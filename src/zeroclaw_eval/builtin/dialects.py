@@ -66,7 +66,21 @@ AG2 = Dialect(
 )
 
 
+#: The AI SDK's MCP client hands the model an MCP result's content blocks; its Chat
+#: Completions providers send them as the blocks' JSON, and drop the isError flag.
+_AI_SDK_MCP_TEXT = '[{"type":"text","text":{result|json}}]'
+
+VERCEL_AI = Dialect(
+    "vercel-ai",
+    "the Vercel AI SDK (ai, @ai-sdk/openai-compatible or @ai-sdk/openai chat models) "
+    'with @ai-sdk/mcp: each result in a role "tool" message; an MCP result, error or '
+    'not, as the JSON of its content blocks, [{"type":"text","text":"..."}]',
+    success=(_AI_SDK_MCP_TEXT,),
+    error=(_AI_SDK_MCP_TEXT,),
+)
+
+
 @hookimpl
 def zeroclaw_eval_register_dialects(register: Callable[[Dialect], None]) -> None:
-    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2):
+    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2, VERCEL_AI):
         register(dialect)
