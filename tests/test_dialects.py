@@ -11,6 +11,7 @@ import pytest
 from zeroclaw_eval.agents.dialect import CHAT, Dialect, Shown
 from zeroclaw_eval.builtin.dialects import (
     AG2,
+    GOOGLE_ADK,
     PYDANTIC_AI,
     SMOLAGENTS,
     SMOLAGENTS_CODE,
@@ -188,6 +189,30 @@ def test_vercel_ai_shows_a_served_result_or_error_as_the_json_of_its_content_blo
         "Error: no such city: Atlantis"
     )
     assert VERCEL_AI.read_result('[{"type":"text","text":"5"}]', "call_1", "add") == "5"
+
+
+def test_google_adk_shows_an_mcp_result_as_its_call_tool_result_with_the_error_flag() -> None:
+    # As ADK 2.13 on LiteLlm writes them (examples/agents/google_adk/README.md):
+    # Python's json.dumps, non-ASCII kept; the flag tells a success from an error.
+    hello = Shown("call_1", "echo", "hello", True)
+    shown = '{"content": [{"type": "text", "text": "hello"}], "isError": false}'
+    assert GOOGLE_ADK.shows(shown, hello)
+    assert not GOOGLE_ADK.shows("hello", hello)
+    assert not GOOGLE_ADK.shows(shown.replace("false", "true"), hello)
+    assert GOOGLE_ADK.shows(
+        '{"content": [{"type": "text", "text": "é"}], "isError": false}',
+        Shown("call_1", "echo", "é", True),
+    )
+    failed = Shown("call_2", "city_lookup", "no such city: Atlantis", False)
+    error = '{"content": [{"type": "text", "text": "no such city: Atlantis"}], "isError": true}'
+    assert GOOGLE_ADK.shows(error, failed)
+    # An error shown as a success, or with text added, is not the result.
+    assert not GOOGLE_ADK.shows(error.replace("true", "false"), failed)
+    assert not GOOGLE_ADK.shows(error.replace("Atlantis", "Atlantis (cached)"), failed)
+    assert not GOOGLE_ADK.shows('{"result": "no such city: Atlantis"}', failed)
+    # A function tool's text comes wrapped by ADK, and is read without the wrapping.
+    assert GOOGLE_ADK.read_result('{"result": "5"}', "call_1", "add") == "5"
+    assert GOOGLE_ADK.read_result(shown, "call_1", "echo") == "hello"
 
 
 def test_the_built_in_dialects_say_how_their_stacks_answer_and_call() -> None:

@@ -80,7 +80,29 @@ VERCEL_AI = Dialect(
 )
 
 
+GOOGLE_ADK = Dialect(
+    "google-adk",
+    'Google ADK\'s LlmAgent on LiteLlm: each result in a role "tool" message, as the JSON '
+    "of ADK's function response: an MCP result as its CallToolResult, "
+    '{"content": [...], "isError": false} (true for an error); a function tool\'s '
+    'text as {"result": "..."}',
+    success=(
+        '{"content": [{"type": "text", "text": {result|json}}], "isError": false}',
+        '{"result": {result|json}}',
+    ),
+    error=('{"content": [{"type": "text", "text": {result|json}}], "isError": true}',),
+)
+
+
 @hookimpl
 def zeroclaw_eval_register_dialects(register: Callable[[Dialect], None]) -> None:
-    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2, VERCEL_AI):
+    for dialect in (
+        CHAT,
+        SMOLAGENTS,
+        SMOLAGENTS_CODE,
+        PYDANTIC_AI,
+        AG2,
+        VERCEL_AI,
+        GOOGLE_ADK,
+    ):
         register(dialect)
