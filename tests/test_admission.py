@@ -64,27 +64,27 @@ REFUSALS: dict[str, tuple[Any, str, str]] = {
     "trailing_garbage": (ECHO_TEXT + " {}", "", "not valid JSON: Extra data"),
     "duplicate_top_level_key": (
         replaced('"model_name": "echo-hello"', '"model_name": "a", "model_name": "b"'),
-        "model_name",
-        'duplicate key "model_name"',
+        "",
+        'duplicate key "model_name" at the top level',
     ),
     "duplicate_key_in_tool_call": (
         replaced('"id": "c1"', '"id": "c1", "id": "c2"'),
-        "turns[0].steps[0].response.tool_calls[0].id",
+        "turns[0].steps[0].response.tool_calls[0]",
         'duplicate key "id"',
     ),
     "duplicate_key_in_arguments": (
         replaced('"message": "hello"', '"message": "hello", "message": "bye"'),
-        "turns[0].steps[0].response.tool_calls[0].arguments.message",
+        "turns[0].steps[0].response.tool_calls[0].arguments",
         'duplicate key "message"',
     ),
     "duplicate_family_in_expects": (
         replaced(EXACT_1, EXACT_1 + ", " + EXACT_1.replace("1", "2")),
-        "expects.exact_tool_calls",
+        "expects",
         'duplicate key "exact_tool_calls"',
     ),
     "duplicate_key_in_boundary_entry": (
         replaced('"needle": "hello"', '"needle": "hello", "needle": "x"'),
-        "expects.tool_results_contain[0].needle",
+        "expects.tool_results_contain[0]",
         'duplicate key "needle"',
     ),
     "nan": (replaced(EXACT_1, '"exact_tool_calls": NaN'), "expects.exact_tool_calls", "NaN"),
@@ -156,6 +156,11 @@ REFUSALS: dict[str, tuple[Any, str, str]] = {
         edited(lambda c: c["turns"][0].update(user_input=None)),
         "turns[0].user_input=null",
         "string",
+    ),
+    "empty_user_input": (
+        edited(lambda c: c["turns"][0].update(user_input="")),
+        'turns[0].user_input=""',
+        "must not be empty",
     ),
     "content_as_null": (
         edited(lambda c: step(1)(c)["response"].update(content=None)),

@@ -188,7 +188,7 @@ def test_not_json_is_refused_with_the_parser_s_position(
 ) -> None:
     with pytest.raises(AdmissionError) as refused:
         admit_text('{"model_name": 1, "model_name": 2}', registry, replay, source=SOURCE)
-    assert str(refused.value) == f'{SOURCE}: model_name: duplicate key "model_name"'
+    assert str(refused.value) == f'{SOURCE}: duplicate key "model_name" at the top level'
 
 
 def test_a_case_must_assert_something(registry: Registry, replay: RunMode) -> None:

@@ -1,6 +1,6 @@
 """The CI recipes the project ships run what they say: ``.pre-commit-hooks.yaml`` and
-the README's GitHub workflow are parsed as YAML, and every ``zeroclaw`` command in
-them is run for real."""
+the GitHub workflow (``examples/ci/evals.yml``, which the README shows) are parsed as
+YAML, and every ``zeroclaw`` command in them is run for real."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_the_pre_commit_hook_runs_zeroclaw_eval_check() -> None:
     assert hook["language"] == "python"  # pre-commit installs this package for it
     assert hook["pass_filenames"] is False  # the command takes no file arguments
     argv = shlex.split(hook["entry"])
-    assert argv == ["zeroclaw", "eval", "check"]
+    assert argv == ["zeroclaw", "eval", "check", "--strict"]
     # What pre-commit runs, from the repository root: the shipped suite passes.
     result = zeroclaw(*argv[1:], cwd=PROJECT)
     assert result.returncode == 0, result.stderr
@@ -54,14 +54,26 @@ def test_the_pre_commit_hook_fails_on_a_vacuous_fixture(tmp_path: Path) -> None:
 EXPRESSION = re.compile(r"\$\{\{\s*matrix\.(\w+)\s*\}\}")
 
 
+WORKFLOW = PROJECT / "examples" / "ci" / "evals.yml"
+
+
 def readme_workflow() -> dict[str, Any]:
-    """The workflow file the README's CI section shows, parsed."""
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## In CI\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
-    [workflow] = [yaml.safe_load(block) for block in blocks if "jobs:" in block]
+    """The workflow file the project ships, parsed: the one the README's CI section shows."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     assert isinstance(workflow, dict)
     return workflow
+
+
+def test_the_readme_shows_the_shipped_workflow_as_it_is() -> None:
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## In CI\n", 1)[1].split("\n## ", 1)[0]
+    [shown] = [b for b in re.findall(r"```yaml\n(.*?)```", section, re.DOTALL) if "jobs:" in b]
+    shipped = WORKFLOW.read_text(encoding="utf-8")
+    # The file opens with a comment saying where it goes; the rest is the README's block.
+    lines = shipped.splitlines(keepends=True)
+    opening = next(index for index, line in enumerate(lines) if not line.startswith("#"))
+    assert opening > 0 and "".join(lines[opening:]) == shown
+    assert "(examples/ci/evals.yml)" in section
 
 
 def job_order(jobs: dict[str, Any]) -> list[str]:
@@ -158,7 +170,7 @@ def test_every_command_of_the_readme_workflow_runs(red: bool, tmp_path: Path) ->
         outcomes[(job, command)] = done
         assert "Traceback" not in done.stderr
     gate = outcomes[("gate", "zeroclaw eval merge shard-*.json --format github")]
-    assert outcomes[("check", "zeroclaw eval check")].returncode == 0
+    assert outcomes[("check", "zeroclaw eval check --strict")].returncode == 0
     assert sorted(path.name for path in root.glob("shard-*.json")) == [
         f"shard-{k}.json" for k in range(1, 5)
     ]

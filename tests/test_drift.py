@@ -165,6 +165,7 @@ def test_record_update_refreshes_requests_and_keeps_replies_and_expects(tmp_path
 
     updated = zeroclaw("eval", "record", "--update", "--suite", "suite", cwd=root)
     assert updated.returncode == 0, updated.stderr
+    assert f"updated suite/{RECALL}\n" in updated.stderr
     after = json.loads(path.read_text(encoding="utf-8"))
 
     def without_requests(document: dict[str, Any]) -> dict[str, Any]:
@@ -179,6 +180,43 @@ def test_record_update_refreshes_requests_and_keeps_replies_and_expects(tmp_path
     }
     assert without_requests(after) == without_requests(before)
     assert run(root).returncode == 0
+
+
+def test_update_leaves_a_failing_case_s_fixture_unless_allowed(tmp_path: Path) -> None:
+    root = recorded_project(tmp_path, RECALL)
+    path = root / "suite" / RECALL
+
+    def changed_and_failing(document: dict[str, Any]) -> None:
+        new_second_input(document)
+        document["expects"]["response_contains"] = ["a reply the script never gives"]
+
+    edit(path, changed_and_failing)
+    before = path.read_bytes()
+    kept = zeroclaw("eval", "record", "--update", "--suite", "suite", cwd=root)
+    assert kept.returncode == 1
+    assert path.read_bytes() == before
+    assert (
+        f"Error: suite/{RECALL}: not updated: its case failed (1 check); fix the agent or "
+        "the case, or pass --allow-failed\n" in kept.stderr
+    )
+    assert "updated suite/" not in kept.stderr
+    assert kept.stderr.endswith("updated the requests of 0/1 cases in suite\n")
+
+    allowed = zeroclaw("eval", "record", "--update", "--allow-failed", "--suite", "suite", cwd=root)
+    assert allowed.returncode == 1  # the case still fails
+    assert f"updated suite/{RECALL}\n" in allowed.stderr
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert stored["turns"][1]["steps"][0]["request"]["messages"][-1]["content"] == (
+        "Remind me of the order id."
+    )
+
+
+def test_allow_failed_goes_with_update(tmp_path: Path) -> None:
+    result = zeroclaw(
+        "eval", "record", "--out", "o", "--allow-failed", "--suite", str(tmp_path), cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert "--allow-failed goes with --update" in result.stderr
 
 
 def test_update_needs_update_or_out_not_both(tmp_path: Path) -> None:

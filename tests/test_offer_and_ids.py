@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from zeroclaw_eval import CaseReport, CheckResult, SuiteReport
 
 from .chat_server import ChatServer, text, tool_calls
@@ -53,19 +55,24 @@ def test_distinct_ids_are_admitted(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def offer_config(tmp_path: Path, tools: list[str]) -> None:
+def offer_config(tmp_path: Path, tools: list[str], table: str = "eval.live") -> None:
     listed = ", ".join(f'"{tool}"' for tool in tools)
     (tmp_path / "zeroclaw.toml").write_text(
-        f"[eval.live]\nallowed_tools = [{listed}]\n", encoding="utf-8"
+        f"[{table}]\nallowed_tools = [{listed}]\n", encoding="utf-8"
     )
 
 
+#: The offer's place: [eval], where it belongs (every mode), and [eval.live], its older one.
+TABLES = pytest.mark.parametrize("table", ["eval", "eval.live"])
+
+
+@TABLES
 def test_a_scripted_call_to_a_tool_left_out_of_the_offer_is_refused_naming_the_step(
-    tmp_path: Path,
+    tmp_path: Path, table: str
 ) -> None:
     write_suite(tmp_path, echo_case())
     assert zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path).returncode == 0
-    offer_config(tmp_path, [])
+    offer_config(tmp_path, [], table)
 
     result = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path)
 
@@ -73,9 +80,20 @@ def test_a_scripted_call_to_a_tool_left_out_of_the_offer_is_refused_naming_the_s
     assert (
         'Error: suite/00.json: turns[0].steps[0].response.tool_calls[0].name="echo": step 0 '
         "of turn 0 calls 'echo', which is registered but not offered to the agent "
-        "(eval.live.allowed_tools: none)\n"
+        f"({table}.allowed_tools: none)\n"
     ) in result.stderr
     assert result.stdout == ""
+
+
+def test_the_offer_is_set_in_one_place(tmp_path: Path) -> None:
+    write_suite(tmp_path, echo_case())
+    (tmp_path / "zeroclaw.toml").write_text(
+        '[eval]\nallowed_tools = ["echo"]\n[eval.live]\nallowed_tools = []\n', encoding="utf-8"
+    )
+    result = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "eval.allowed_tools and eval.live.allowed_tools are both set" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_a_call_to_a_tool_no_plugin_registers_is_still_a_case(tmp_path: Path) -> None:
@@ -111,17 +129,18 @@ def test_replay_offers_what_live_offers(tmp_path: Path) -> None:
     assert "tools" not in server.requests[0].body
 
 
+@TABLES
 def test_an_allowed_tool_that_is_not_registered_is_a_config_error_in_replay_too(
-    tmp_path: Path,
+    tmp_path: Path, table: str
 ) -> None:
     write_suite(tmp_path, echo_case())
-    offer_config(tmp_path, ["echo", "shell"])
+    offer_config(tmp_path, ["echo", "shell"], table)
 
     result = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path)
 
     assert result.returncode == 1
     assert result.stderr == (
-        "Error: eval.live.allowed_tools: 'shell' is not a registered tool (registered: echo)\n"
+        f"Error: {table}.allowed_tools: 'shell' is not a registered tool (registered: echo)\n"
     )
 
 

@@ -466,3 +466,22 @@ def test_a_served_agent_that_never_dispatches_a_scripted_tool_is_graded_for_it(
             )
         ]
     }
+
+
+def test_the_offer_in_eval_takes_the_harness_s_echo_away_from_a_served_agent(
+    tmp_path: Path,
+) -> None:
+    # A replay key: no [eval.live] table is needed to serve only the case's tools.
+    config = served_config(tmp_path, "make_agent")
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("[eval]\n", "[eval]\nallowed_tools = []\n", 1),
+        encoding="utf-8",
+    )
+    case = {**TWO_CITIES, "expects": {"tools_offered": {"exactly": ["city_lookup"]}}}
+    status, document = report(tmp_path, config, case)
+    assert (status, failed(document)) == (0, {})
+    served_everything = served_config(tmp_path / "all", "make_agent")
+    status, document = report(tmp_path / "all", served_everything, case)
+    assert status == 1
+    [(check, detail)] = failed(document)["two-cities"]
+    assert check.startswith("tools_offered") and "echo" in detail

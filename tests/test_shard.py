@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from zeroclaw_eval.builtin.text import TextFormatter
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
 from zeroclaw_eval.selection.shard import ShardSpec, shard
 from zeroclaw_eval.testing import fixture, write_fixture
 
@@ -175,7 +177,7 @@ def test_the_slice_is_the_same_whatever_the_hash_seed(suite: Path) -> None:
 def test_text_report_says_which_shard_ran(suite: Path) -> None:
     run = zeroclaw("eval", "run", "--suite", "suite", "--shard", "1/4", cwd=suite)
     assert run.returncode == 0, run.stdout  # c0, c1, c2 (the failing c3 is in shard 2)
-    assert run.stdout.endswith("3/3 cases passed (shard 1/4 of a 10-case suite)\n")
+    assert run.stdout.endswith("3/3 cases passed (shard 1/4 of a suite of 10 cases)\n")
 
 
 @pytest.mark.parametrize("spec", ["0/4", "5/4", "1/0", "2", "a/b", "1/4/2", "-1/4", ""])
@@ -205,3 +207,19 @@ def test_a_refused_fixture_fails_every_shard(suite: Path) -> None:
         run = zeroclaw("eval", "run", "--suite", "suite", "--shard", f"{k}/4", cwd=suite)
         assert run.returncode == 1
         assert "suite/c0.json: turns: required key is missing" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("total", "selected", "says"),
+    [
+        (8, 8, "(shard 1/4 of a suite of 8 cases)"),
+        (1, 1, "(shard 1/4 of a suite of 1 case)"),
+        (11, 5, "(shard 1/4 of 5 selected of a suite of 11 cases)"),
+    ],
+)
+def test_the_shard_line_reads_for_every_suite_size(total: int, selected: int, says: str) -> None:
+    passed = CaseReport("c", "suite/c.json", (CheckResult("tools_used: echo", True, ""),))
+    report = SuiteReport(
+        "suite", (passed,), shard=(1, 4), suite_total=total, selected_total=selected
+    )
+    assert TextFormatter().render(report).endswith(f"1/1 cases passed {says}\n")

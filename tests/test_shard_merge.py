@@ -125,7 +125,7 @@ def test_four_k_shards_merge_into_the_unsharded_k_run(tmp_path: Path) -> None:
     assert (
         done["shard-1"]
         .stdout.splitlines()[-1]
-        .endswith(f"(shard 1/{SHARDS} of {selected} selected of a {total}-case suite)")
+        .endswith(f"(shard 1/{SHARDS} of {selected} selected of a suite of {total} cases)")
     )
 
     names = [f"shard-{k}.json" for k in range(1, SHARDS + 1)]

@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -556,3 +557,75 @@ def test_the_relay_says_in_one_line_what_it_cannot_reach() -> None:
     assert line.startswith(
         f"zeroclaw-eval-mcp-relay: the MCP route http://127.0.0.1:{port}/mcp/x cannot be reached: "
     )
+
+
+def test_the_relay_imports_no_module_heavier_than_the_c_socket() -> None:
+    # Its start is its cost, once per case or per turn: socket.py and json would pull
+    # in enum, re and selectors, and double it.
+    probe = (
+        "import sys; before = set(sys.modules); import zeroclaw_eval.toolserver.relay; "
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    added = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    heavy = {"socket", "json", "re", "enum", "selectors", "typing", "importlib", "contextlib"}
+    assert sorted(heavy.intersection(added)) == []
+    assert "_socket" in added
+
+
+def test_the_relay_reads_chunked_replies_and_reconnects_when_the_route_closes() -> None:
+    from zeroclaw_eval.toolserver.relay import Connection
+
+    replies = [
+        # chunked, with an extension and a trailer, split across reads
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nMcp-Session-Id: s1\r\n\r\n"
+        b"5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nTrailer: x\r\n\r\n",
+        # a known length, then the route closes the connection
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n",
+    ]
+    received: list[bytes] = []
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+
+        def serve() -> None:
+            connections = 0
+            for reply_index, reply in enumerate(replies):
+                if reply_index in (0, 2):
+                    peer, _ = listener.accept()
+                    connections += 1
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += peer.recv(4096)
+                head, _, body = request.partition(b"\r\n\r\n")
+                length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+                while len(body) < length:
+                    body += peer.recv(4096)
+                received.append(head.split(b"\r\n")[0] + b" " + body)
+                for start in range(0, len(reply), 7):  # the reply in small pieces
+                    peer.sendall(reply[start : start + 7])
+                if reply_index == 1:
+                    peer.close()
+            peer.close()
+
+        thread = threading.Thread(target=serve)
+        thread.start()
+        connection = Connection("127.0.0.1", port)
+        try:
+            first = connection.request("POST", "/mcp/r", b'{"a": 1}', {})
+            second = connection.request("POST", "/mcp/r", b"{}", {})
+            third = connection.request("DELETE", "/mcp/r", b"", {})
+        finally:
+            connection.close()
+            thread.join(timeout=30)
+    assert first == ({"transfer-encoding": "chunked", "mcp-session-id": "s1"}, b"hello, world")
+    assert second == ({"content-length": "2", "connection": "close"}, b"{}")
+    assert third == ({"content-length": "0"}, b"")
+    assert received == [
+        b'POST /mcp/r HTTP/1.1 {"a": 1}',
+        b"POST /mcp/r HTTP/1.1 {}",
+        b"DELETE /mcp/r HTTP/1.1 ",
+    ]

@@ -72,6 +72,16 @@ def test_each_configuration_comes_out_as_the_matrix_says(run: Run) -> None:
     if run.passes:
         assert found == {}, json.dumps(found, indent=2)
         assert result.returncode == 0
+        # What passes for this honest agent, eval check --strict must not call
+        # impossible (a check that cannot pass for a correct agent is a bug).
+        check = subprocess.run(
+            [str(stack.zeroclaw), "eval", "check", "--strict", "--config", str(run.config)],
+            cwd=PROJECT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert (check.returncode, check.stderr.count("Error:")) == (0, 0), check.stderr
         return
     assert sorted(found) == sorted(expected.check for expected in run.fails), json.dumps(
         found, indent=2

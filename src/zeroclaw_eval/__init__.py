@@ -6,8 +6,6 @@ report models, the library entry points and the errors.
 
 from __future__ import annotations
 
-import importlib
-
 from zeroclaw_eval.version import __version__ as __version__
 
 # Not ``typing.TYPE_CHECKING``: importing typing costs this package's lightest users
@@ -96,6 +94,8 @@ def __getattr__(name: str) -> Any:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib  # here: the relay imports this package and must start fast
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later lookups skip this function
     return value

@@ -290,6 +290,11 @@ class EvalConfig(BaseModel):
     (capability, live) turn it off; the regression gate never does."""
     live: LiveConfig = Field(default_factory=LiveConfig.model_construct)
     """The ``[eval.live]`` table, read by the ``live`` mode."""
+    allowed_tools: list[NonEmptyStr] | None = None
+    """The only registered tools offered to the agent and dispatched (served, for an
+    agent served its tools), in every mode (unset: every registered tool); a call to
+    another one fails. ``[eval.live] allowed_tools``, its older place, still counts;
+    setting both is an error."""
     report: list[NonEmptyStr] = []
     """Extra reports, each ``FORMAT:PATH`` as ``--report`` takes them (``junit:out.xml``;
     a relative PATH is relative to the file; ``-`` is stdout). ``--report`` replaces them."""
@@ -313,6 +318,26 @@ class EvalConfig(BaseModel):
     report_requests: Literal["failed", "all", "off"] = "failed"
     """Which cases' model requests the JSON report carries (normalised, bounded):
     those of failed cases, of every case, or none."""
+
+    @model_validator(mode="after")
+    def _one_offer(self) -> EvalConfig:
+        if self.allowed_tools is not None and self.live.allowed_tools is not None:
+            raise ValueError(
+                "eval.allowed_tools and eval.live.allowed_tools are both set: keep "
+                "eval.allowed_tools (the offer holds in every mode)"
+            )
+        return self
+
+    @property
+    def offer(self) -> list[str] | None:
+        """The tools offered to the agent (``allowed_tools``, where either place sets
+        it), or ``None``: every registered tool."""
+        return self.allowed_tools if self.allowed_tools is not None else self.live.allowed_tools
+
+    @property
+    def offer_key(self) -> str:
+        """The key the offer is read from, as messages name it."""
+        return "eval.live.allowed_tools" if self.allowed_tools is None else "eval.allowed_tools"
 
     @classmethod
     def defaults(cls) -> EvalConfig:

@@ -8,6 +8,9 @@ zeroclaw-eval: pointed at a real endpoint, it is a real agent.
 
 In-process: ``make_agent(base_url=..., api_key=..., workspace=..., mcp_url=None)``
 is the ``[eval.agent] factory``; ``mcp_url`` comes with ``tools = "served"``.
+``make_stdio_agent`` is the same agent for a team whose MCP servers are processes:
+Strands' ``MCPClient`` spawns ``zeroclaw-eval-mcp-relay`` (the URL as its argument)
+and speaks to it over stdio.
 
 Cheap by design: Strands' own ``Agent.__call__`` runs each call on a new event loop
 in a new thread, and ``OpenAIModel(client_args=...)`` builds a new ``AsyncOpenAI``
@@ -34,6 +37,7 @@ os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 
 import asyncio
 import ssl
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -42,6 +46,8 @@ from typing import Any
 
 import httpx
 import httpx2
+from mcp import StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from openai import AsyncOpenAI
 from strands import Agent, tool
@@ -186,6 +192,18 @@ def mcp_client(mcp_url: str) -> MCPClient:
     return MCPClient(transport)
 
 
+#: The relay installed beside this interpreter (the project's console script).
+RELAY = Path(sys.executable).parent / "zeroclaw-eval-mcp-relay"
+
+
+def stdio_mcp_client(mcp_url: str) -> MCPClient:
+    """Strands' MCP client on a server it spawns: the relay, over stdio."""
+    # The stdio client starts the server with an environment of its own: the URL
+    # goes as the relay's argument.
+    server = StdioServerParameters(command=str(RELAY), args=[mcp_url])
+    return MCPClient(lambda: stdio_client(server))
+
+
 class StrandsAgent:
     """One conversation on Strands: its Agent (which keeps the history) on this thread's loop."""
 
@@ -198,6 +216,7 @@ class StrandsAgent:
         *,
         hooks: list[HookProvider] | None = None,
         conversation_manager: ConversationManager | None = None,
+        connect: Callable[[str], MCPClient] = mcp_client,
     ) -> None:
         self.loop, client = _runtime.get(base_url)
         model = OpenAIModel(client=client.with_options(api_key=api_key), model_id=MODEL)
@@ -205,7 +224,7 @@ class StrandsAgent:
         if mcp_url is None:
             tools = own_tools(workspace)
         else:
-            self.mcp = mcp_client(mcp_url).start()
+            self.mcp = connect(mcp_url).start()
             try:
                 tools = list(self.mcp.list_tools_sync())
             except BaseException:
@@ -236,6 +255,13 @@ def make_agent(
 ) -> StrandsAgent:
     """The in-process factory: one agent per case."""
     return StrandsAgent(base_url, api_key, workspace, mcp_url)
+
+
+def make_stdio_agent(
+    *, base_url: str, api_key: str, workspace: Path, mcp_url: str | None = None
+) -> StrandsAgent:
+    """The factory of the agent whose MCP server is a process it spawns (the relay)."""
+    return StrandsAgent(base_url, api_key, workspace, mcp_url, connect=stdio_mcp_client)
 
 
 # --- Broken variants: each suite must fail, for the reason its bug gives. ---

@@ -183,9 +183,10 @@ def _scope(report: SuiteReport) -> str:
     if report.shard is not None:
         index, count = report.shard
         selected = report.selected_total
+        suite = f"a suite of {plural(total, 'case')}" if total is not None else "the suite"
         if selected is not None and total is not None and selected != total:
-            return f" (shard {index}/{count} of {selected} selected of a {total}-case suite)"
-        return f" (shard {index}/{count} of a {total}-case suite)"
+            return f" (shard {index}/{count} of {selected} selected of {suite})"
+        return f" (shard {index}/{count} of {suite})"
     # Cases a run error kept from running (a shard refused, an interrupt) were not
     # deselected: the error says what happened to them.
     if total is not None and total > len(report.cases) and not report.errors:

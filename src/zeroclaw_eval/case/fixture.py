@@ -94,10 +94,11 @@ class Turn(_Strict):
     """One user message and the queue of model responses scripted for it.
 
     ``steps`` may be omitted only where the run mode produces responses itself
-    (live); replay refuses a turn without steps.
+    (live); replay refuses a turn without steps. An empty ``user_input`` is refused:
+    no user sends nothing, and a turn that says nothing tests nothing of its own.
     """
 
-    user_input: str
+    user_input: NonEmptyStr
     steps: list[Step] | None = None
 
 

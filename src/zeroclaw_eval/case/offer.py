@@ -1,9 +1,9 @@
 """One tool offer: the tools a case's agent is offered, the same in replay and live.
 
-The offer is ``[eval.live] allowed_tools`` when it is set, else every registered
-tool, whatever the mode. So a fixture cannot replay green calling a tool that the
-live agent would never have been offered, and a recording replays with the
-tools it was recorded with.
+The offer is ``[eval] allowed_tools`` (or, in its older place, ``[eval.live]
+allowed_tools``) when it is set, else every registered tool, whatever the mode.
+So a fixture cannot replay green calling a tool that the live agent would never
+have been offered, and a recording replays with the tools it was recorded with.
 
 Admission holds scripted steps to it (:func:`check_offer`): a scripted call to a
 registered tool left out of the offer is refused, naming the step, since the
@@ -39,7 +39,7 @@ T = TypeVar("T")
 
 def offered_names(config: EvalConfig, registered: Iterable[str]) -> frozenset[str]:
     """The names of the tools offered to each case's agent under ``config``."""
-    allowed = config.live.allowed_tools
+    allowed = config.offer
     return frozenset(registered if allowed is None else allowed)
 
 
@@ -52,17 +52,20 @@ def select(available: Mapping[str, T], config: EvalConfig) -> dict[str, T]:
 def check_allowed(config: EvalConfig, registered: Iterable[str]) -> None:
     """Refuse an ``allowed_tools`` entry that no plugin registers. Raises :class:`ConfigError`."""
     known = set(registered)
-    for tool in config.live.allowed_tools or ():
+    for tool in config.offer or ():
         if tool not in known:
             listed = ", ".join(sorted(known)) or "none"
             raise ConfigError(
-                f"eval.live.allowed_tools: {tool!r} is not a registered tool (registered: {listed})"
+                f"{config.offer_key}: {tool!r} is not a registered tool (registered: {listed})"
             )
 
 
-def check_offer(case: Case, offered: frozenset[str], registered: Iterable[str]) -> None:
+def check_offer(
+    case: Case, offered: frozenset[str], registered: Iterable[str], key: str = "eval.allowed_tools"
+) -> None:
     """Refuse a case whose scripted step calls a registered tool outside ``offered``,
     or whose expectation names a tool that fits neither ``offered`` nor a scripted call.
+    ``key`` is the setting the offer comes from, as the messages name it.
 
     Raises :class:`AdmissionError` naming the step (or the entry) and the tool.
     """
@@ -74,7 +77,7 @@ def check_offer(case: Case, offered: frozenset[str], registered: Iterable[str]) 
                 case.source,
                 dotted(("tool_results", name)),
                 f"scripts results for {name!r}, which is registered but not offered to "
-                f"the agent (eval.live.allowed_tools: {listed})",
+                f"the agent ({key}: {listed})",
             )
     scripted: set[str] = set()
     for t, turn in enumerate(case.trace.turns):
@@ -91,7 +94,7 @@ def check_offer(case: Case, offered: frozenset[str], registered: Iterable[str]) 
                         case.source,
                         f"{dotted(path)}={shown(call.name)}",
                         f"step {s} of turn {t} calls {call.name!r}, which is registered but "
-                        f"not offered to the agent (eval.live.allowed_tools: {listed})",
+                        f"not offered to the agent ({key}: {listed})",
                     )
     # A tool the fixture defines (tool_definitions) or scripts results for is offered
     # to the agent too, whether or not a step calls it.

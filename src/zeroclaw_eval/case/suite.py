@@ -98,6 +98,7 @@ def admit_files(
 
     own_tools = agent is not None and agent.own_tools
     offered = offered_names(config, registry.tools) if config and not own_tools else None
+    offer_key = config.offer_key if config else ""
     cases: list[Case] = []
     problems: list[str] = []
     refused = 0
@@ -105,7 +106,7 @@ def admit_files(
         try:
             case = admit_file(path, registry, mode, source=source(path), agent=agent)
             if offered is not None:
-                check_offer(case, offered, registry.tools)
+                check_offer(case, offered, registry.tools, offer_key)
             if gate and (vacuous := vacuity(case)) is not None:
                 raise AdmissionError(case.source, "expects", vacuous.reason(gating=True))
             cases.append(case)

@@ -20,10 +20,20 @@ from zeroclaw_eval.cli.common import (
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @suite_option
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail on every expectation the script can never satisfy, whatever the agent "
+    "and whether the suite gates (the pre-commit hook's default).",
+)
 @config_option
 @plugin_option
 def check(
-    paths: tuple[Path, ...], suite: Path | None, config_path: Path | None, blocked: tuple[str, ...]
+    paths: tuple[Path, ...],
+    suite: Path | None,
+    strict: bool,
+    config_path: Path | None,
+    blocked: tuple[str, ...],
 ) -> None:
     """Admit a suite (or the fixture files and suite directories PATHS) and grade each
     fixture against an empty run, running nothing.
@@ -34,8 +44,9 @@ def check(
     tool the script never calls, a response needle the scripted final text lacks
     for an agent that passes it through). For an agent other than one that plays
     the script as written (the reference loop), or a non-gating suite, these are
-    warnings; so is an expectation that passes only if the agent writes what no
-    scripted reply holds.
+    warnings unless --strict, each saying --strict fails on it. An expectation that
+    passes only if the agent writes what no scripted reply holds depends on the
+    agent: a warning, said so, even with --strict.
     """
     from zeroclaw_eval.case.consistency import inconsistencies
     from zeroclaw_eval.case.suite import vacuity
@@ -57,14 +68,18 @@ def check(
             # Certain only for an agent that plays the script as written, and a
             # failure only where failures gate: a capability suite holds on purpose
             # what the reference loop cannot do yet.
+            # --strict asks for every certain one, whatever the agent or the suite.
             through = plan.agent.passes_replies_through
-            certain = through and plan.config.gating
+            certain = strict or (through and plan.config.gating)
             for case in cases:
                 for problem in inconsistencies(case, through, plan.agent.dialect):
-                    error = problem.error and certain
-                    click.echo(f"{'Error' if error else 'Warning'}: {problem}", err=True)
-                    if error:
+                    if problem.error and certain:
+                        click.echo(f"Error: {problem}", err=True)
                         contradicted.add(case.source)
+                    elif problem.error:
+                        click.echo(f"Warning: {problem} (--strict fails on it)", err=True)
+                    else:
+                        click.echo(f"Warning: {problem} (depends on the agent)", err=True)
         if vacuous:
             verb = "is" if len(vacuous) == 1 else "are"
             click.echo(

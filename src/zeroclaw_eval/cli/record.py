@@ -45,6 +45,13 @@ if TYPE_CHECKING:
     "answers now, keeping replies and expects (after a reviewed change of the agent).",
 )
 @click.option(
+    "--allow-failed",
+    "allow_failed",
+    is_flag=True,
+    help="With --update: also rewrite the fixtures whose case failed (by default they "
+    "are left as they are, each named).",
+)
+@click.option(
     "--replay-until",
     "replay_until",
     type=click.IntRange(min=1),
@@ -60,6 +67,7 @@ def record(
     out: Path | None,
     force: bool,
     update: bool,
+    allow_failed: bool,
     replay_until: int | None,
     config_path: Path | None,
     blocked: tuple[str, ...],
@@ -73,7 +81,8 @@ def record(
     and was written.
 
     With --update, nothing runs live: the fixtures of --suite are replayed and
-    rewritten in place with the requests their steps answer now. With
+    rewritten in place with the requests their steps answer now, each rewritten one
+    named; a fixture whose case failed is left as it is unless --allow-failed. With
     --replay-until N, each case's first N turns are replayed from its script and
     only the rest run live.
     """
@@ -84,11 +93,17 @@ def record(
             raise click.UsageError("give --out (record live) or --update (refresh requests)")
         if update and replay_until is not None:
             raise click.UsageError("--replay-until records live turns; --update runs none")
+        if allow_failed and not update:
+            raise click.UsageError("--allow-failed goes with --update")
         session = open_session(config_path, blocked)
         formatter = text_formatter(session.registry)  # before running anything
         if update:
             recorded = update_suite(
-                session, suite, progress=progress_line(), admitted=collector_resumed
+                session,
+                suite,
+                progress=progress_line(),
+                admitted=collector_resumed,
+                allow_failed=allow_failed,
             )
             total = len(recorded.report.cases)
             done = f"updated the requests of {recorded.written}/{total} cases in {suite}"
@@ -107,6 +122,8 @@ def record(
         emit(session.render(formatter, recorded.report))
         for line in recorded.refused:
             warn(line)
+        for source in recorded.updated:
+            click.echo(f"updated {source}", err=True)
         click.echo(done, err=True)
     sys.exit(recorded.exit_code())
 

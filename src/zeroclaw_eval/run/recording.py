@@ -23,6 +23,7 @@ from zeroclaw_eval.errors import AdmissionError, ConfigError, RunError, Zeroclaw
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.modes.base import CaseProvider, RunMode
 from zeroclaw_eval.protocol import Message, ModelReply, Tool, ToolResult
+from zeroclaw_eval.report.model import plural
 from zeroclaw_eval.util.atomic import write_whole
 
 if TYPE_CHECKING:
@@ -265,7 +266,8 @@ def write_fixture(
     """
     case = admit_data(document, registry, replay, source=str(target))
     if config is not None:
-        check_offer(case, offered_names(config, registry.tools), registry.tools)
+        offered = offered_names(config, registry.tools)
+        check_offer(case, offered, registry.tools, config.offer_key)
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     write_whole(target, text)  # a Ctrl-C never leaves half a fixture
 
@@ -273,11 +275,13 @@ def write_fixture(
 @dataclass(frozen=True)
 class Recorded:
     """What ``zeroclaw eval record`` did: the live run's report, how many fixtures it
-    wrote, and a line for each recording replay would refuse (not written)."""
+    wrote, and a line for each recording replay would refuse (not written);
+    ``updated`` names each fixture ``--update`` rewrote."""
 
     report: SuiteReport
     written: int
     refused: tuple[str, ...]
+    updated: tuple[str, ...] = ()
 
     def exit_code(self) -> int:
         """0 iff every case passed and was written."""
@@ -357,6 +361,7 @@ def update_suite(
     *,
     progress: Progress | None = None,
     admitted: Callable[[], None] | None = None,
+    allow_failed: bool = False,
 ) -> Recorded:
     """Replay ``suite`` and store in each of its fixtures the requests its steps
     answered now (``zeroclaw eval record --update``): after a reviewed, intended
@@ -365,7 +370,8 @@ def update_suite(
     Everything else in a fixture (its scripted replies, its expects, its keys'
     order) is kept as written. Drift is not compared while updating; a case that
     hits a run error, or whose requests do not pair with its steps, is reported
-    and left unchanged.
+    and left unchanged, and so is one whose checks failed unless ``allow_failed``:
+    the requests of an agent that now fails the case are not a reviewed change.
     """
     from zeroclaw_eval.run.session import Plan
     from zeroclaw_eval.util import strictjson
@@ -385,11 +391,18 @@ def update_suite(
     plan = Plan(config, scripted, session.agent())
     cases = session.admit(plan, directory=suite, admitted=admitted)
     report = session.run_cases(plan, cases, suite=str(suite), progress=progress)
-    written = 0
+    updated: list[str] = []
     refused: list[str] = []
     for case, case_report in zip(cases, report.cases, strict=True):
         if case_report.error is not None:
             refused.append(f"{case.source}: not updated: {case_report.error}")
+            continue
+        if not case_report.passed and not allow_failed:
+            failed = sum(not check.passed for check in case_report.checks)
+            refused.append(
+                f"{case.source}: not updated: its case failed ({plural(failed, 'check')}); "
+                "fix the agent or the case, or pass --allow-failed"
+            )
             continue
         # Sources are shown relative to the work tree (or the configuration's directory).
         target = display_root(session.loaded.base_dir, session.cwd) / case.source
@@ -407,8 +420,8 @@ def update_suite(
         if stored is not None:
             refused.append(f"{stored} (not updated)")
         else:
-            written += 1
-    return Recorded(report, written, tuple(refused))
+            updated.append(case.source)
+    return Recorded(report, len(updated), tuple(refused), tuple(updated))
 
 
 def _store(

@@ -9,8 +9,10 @@ server: it relays each message it reads to the case's MCP route (``URL``, or
 children inherit unless their MCP client starts the server with an environment of
 its own, as several frameworks' stdio clients do: there, pass the URL as the
 argument), keeps the session the route opens, and writes each reply on stdout, one
-line each. It imports nothing but the standard library's lighter modules, so that
-starting it costs little more than starting Python. A request of the stateless
+line each. It imports nothing but the standard library's C modules (``_socket``, and
+``json`` only for a request of the stateless revision), so that starting it costs
+little more than starting Python: ``socket.py`` and ``json`` pull in ``enum``, ``re``
+and ``selectors``, which would double it. A request of the stateless
 revision (``2026-07-28``) goes with the headers that mirror its body, as an HTTP
 client sends them; a client of the handshake era keeps its session. Everything the
 route records (the dispatches, the faults) is recorded as for an HTTP client.
@@ -22,13 +24,16 @@ exits 0.
 
 from __future__ import annotations
 
-import json
+import _socket
 import os
-import socket
 import sys
-from contextlib import suppress
 
-from zeroclaw_eval.toolserver.headers import MCP_URL_ENV, SESSION_HEADER, mirrored_headers
+from zeroclaw_eval.toolserver.headers import (
+    MCP_URL_ENV,
+    PROTOCOL_VERSION_KEY,
+    SESSION_HEADER,
+    mirrored_headers,
+)
 
 # typing is not imported for this alone: the relay's start is its cost (see above).
 TYPE_CHECKING = False
@@ -51,14 +56,14 @@ class Connection:
 
     The relay is started once per case (or per turn) by agents that spawn their MCP
     servers: it speaks just the HTTP the tool server answers with (a body of known
-    length, or chunked), so that it imports nothing heavier than ``socket``.
+    length, or chunked), on the C socket module, so that it imports nothing heavier.
     """
 
     def __init__(self, host: str, port: int) -> None:
-        self._address = (host, port)
+        self._host_port = (host, port)
         self._host = f"{host}:{port}"
-        self._socket: socket.socket | None = None
-        self._reader: IO[bytes] | None = None
+        self._socket: _socket.socket | None = None
+        self._buffer = b""
 
     def request(
         self, method: str, path: str, body: bytes, headers: dict[str, str]
@@ -71,8 +76,8 @@ class Connection:
         data = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
         for attempt in (0, 1):
             if self._socket is None:
-                self._socket = socket.create_connection(self._address, timeout=TIMEOUT_S)
-                self._reader = self._socket.makefile("rb")
+                self._socket = _connect(*self._host_port)
+                self._buffer = b""
             try:
                 self._socket.sendall(data)
                 return self._response()
@@ -83,33 +88,74 @@ class Connection:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _response(self) -> tuple[dict[str, str], bytes]:
-        assert self._reader is not None
-        status = self._reader.readline()
+        status = self._readline()
         if not status.startswith(b"HTTP/1."):
             raise RouteError(f"not an HTTP response: {status[:80]!r}")
         headers: dict[str, str] = {}
-        while (line := self._reader.readline()) not in (b"\r\n", b"\n", b""):
+        while (line := self._readline()) not in (b"\r\n", b"\n", b""):
             name, _, value = line.decode("latin-1").partition(":")
             headers[name.strip().lower()] = value.strip()
         if headers.get("transfer-encoding", "").lower() == "chunked":
             body = b""
-            while size := int(self._reader.readline().split(b";")[0].strip() or b"0", 16):
-                body += self._reader.read(size)
-                self._reader.readline()
-            while self._reader.readline() not in (b"\r\n", b"\n", b""):
+            while size := int(self._readline().split(b";")[0].strip() or b"0", 16):
+                body += self._read(size)
+                self._readline()
+            while self._readline() not in (b"\r\n", b"\n", b""):
                 pass  # trailers
         else:
-            body = self._reader.read(int(headers.get("content-length", "0")))
+            body = self._read(int(headers.get("content-length", "0")))
         if headers.get("connection", "").lower() == "close":
             self.close()
         return headers, body
 
+    def _fill(self) -> bool:
+        """Read what the route sent next into the buffer; False at the end of the stream."""
+        assert self._socket is not None
+        chunk = self._socket.recv(65536)
+        self._buffer += chunk
+        return bool(chunk)
+
+    def _readline(self) -> bytes:
+        """The next line, its newline kept (what is left, at the end of the stream)."""
+        while (end := self._buffer.find(b"\n")) < 0 and self._fill():
+            pass
+        cut = len(self._buffer) if end < 0 else end + 1
+        line, self._buffer = self._buffer[:cut], self._buffer[cut:]
+        return line
+
+    def _read(self, size: int) -> bytes:
+        """The next ``size`` bytes (fewer, at the end of the stream)."""
+        while len(self._buffer) < size and self._fill():
+            pass
+        data, self._buffer = self._buffer[:size], self._buffer[size:]
+        return data
+
     def close(self) -> None:
-        for closable in (self._reader, self._socket):
-            if closable is not None:
-                with suppress(OSError):
-                    closable.close()
-        self._socket = self._reader = None
+        if self._socket is not None:
+            try:  # noqa: SIM105 - contextlib (functools, collections) is not imported
+                self._socket.close()
+            except OSError:
+                pass
+        self._socket = None
+        self._buffer = b""
+
+
+def _connect(host: str, port: int) -> _socket.socket:
+    """A TCP connection to ``host``:``port`` (each address it resolves to, in turn)."""
+    error: OSError | None = None
+    for family, kind, protocol, _, address in _socket.getaddrinfo(
+        host, port, 0, _socket.SOCK_STREAM
+    ):
+        connection = _socket.socket(family, kind, protocol)
+        try:
+            connection.settimeout(TIMEOUT_S)
+            connection.connect(address)
+        except OSError as exc:
+            connection.close()
+            error = exc
+            continue
+        return connection
+    raise error or OSError(f"{host!r} resolves to no address")
 
 
 def relay(url: str, stdin: IO[bytes], stdout: IO[bytes]) -> None:
@@ -139,8 +185,10 @@ def relay(url: str, stdin: IO[bytes], stdout: IO[bytes]) -> None:
                 stdout.flush()
     finally:
         if session is not None:
-            with suppress(OSError):
+            try:  # noqa: SIM105 - as in Connection.close
                 connection.request("DELETE", path, b"", {SESSION_HEADER: session})
+            except OSError:
+                pass  # the session ends with the route anyway
         connection.close()
 
 
@@ -155,7 +203,12 @@ def _parts(url: str) -> tuple[str, int, str]:
 
 def _mirrored(line: bytes) -> dict[str, str]:
     """The headers mirroring the message on ``line``; none for a line that is not a
-    JSON object (the route says what is wrong with it)."""
+    JSON object (the route says what is wrong with it), nor for a message of the
+    handshake era, which is not even parsed (no revision key: no headers)."""
+    if PROTOCOL_VERSION_KEY.encode() not in line:
+        return {}
+    import json
+
     try:
         body = json.loads(line)
     except ValueError:

@@ -35,12 +35,17 @@ class StrictJSONError(ValueError):
 
 
 class _Refused:
-    """Left in the parsed tree where a refused value stood, to locate it afterwards."""
+    """Left in the parsed tree where a refused value stood, to locate it afterwards.
 
-    __slots__ = ("message",)
+    ``of_object``: the fault is the object's that holds it (a key given twice), so
+    the error names that object, not the key's value.
+    """
 
-    def __init__(self, message: str) -> None:
+    __slots__ = ("message", "of_object")
+
+    def __init__(self, message: str, *, of_object: bool = False) -> None:
         self.message = message
+        self.of_object = of_object
 
 
 class _Parse(threading.local):
@@ -60,7 +65,8 @@ def _pairs(items: list[tuple[str, Any]]) -> dict[Any, Any]:
         for key, _ in items:
             if key in seen:
                 _parse.refused = True
-                obj[key] = _Refused(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
+                name = json.dumps(key, ensure_ascii=False)
+                obj[key] = _Refused(f"duplicate key {name}", of_object=True)
                 break
             seen.add(key)
     return obj
@@ -113,7 +119,11 @@ def loads(text: str) -> Any:
         _refuse_lone_surrogates(data)  # first: later messages may quote keys
     if _parse.refused:
         path, marker = _find_refused(data)
-        raise StrictJSONError(path, marker.message)
+        if not marker.of_object:
+            raise StrictJSONError(path, marker.message)
+        # "expects: duplicate key "expects"" would read as a key inside expects.
+        where = path[:-1]
+        raise StrictJSONError(where, marker.message + ("" if where else " at the top level"))
     return data
 
 
