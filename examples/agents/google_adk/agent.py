@@ -42,7 +42,7 @@ import threading
 import uuid
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 import litellm  # noqa: F401  (imported here, once: LiteLlm would, on the event loop)
@@ -51,10 +51,12 @@ from google.adk.models.lite_llm import LiteLlm
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools.base_tool import BaseTool
-from google.adk.tools.mcp_tool import McpToolset, StreamableHTTPConnectionParams
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from openai import AsyncOpenAI
+
+if TYPE_CHECKING:
+    from google.adk.tools.mcp_tool import McpToolset
 
 T = TypeVar("T")
 
@@ -187,6 +189,9 @@ def own_tools(workspace: Path) -> list[Callable[..., Any]]:
 
 def mcp_toolset(mcp_url: str) -> McpToolset:
     """ADK's MCP toolset on streamable HTTP, its HTTP client on the process's SSL context."""
+    # Imported only where tools are served: ADK's MCP modules and the mcp SDK cost
+    # about 1 s of CPU that a run with its own tools need not pay.
+    from google.adk.tools.mcp_tool import McpToolset, StreamableHTTPConnectionParams
 
     def http_client(
         headers: dict[str, str] | None = None,
