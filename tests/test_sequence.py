@@ -84,7 +84,7 @@ FAILING: dict[str, tuple[list[list[list[Call]]], dict[str, Any], str, str]] = {
     "unordered_different_multiset": (
         [[[echo("a"), echo("a")]]],
         sequence("unordered", said("a"), said("b")),
-        "tool_sequence: unordered echo -> echo",
+        "tool_sequence: unordered echo, echo",
         "step 1 echo: no call paired (nearest: echo[1] (turn 0, call 1), arguments differ: "
         '/message: expected "b", got "a"); extra call echo[1] (turn 0, call 1) pairs with no '
         "step (unordered allows no other call); paired: step 0 echo -> echo[0] (turn 0, call 0)",
@@ -101,7 +101,7 @@ FAILING: dict[str, tuple[list[list[list[Call]]], dict[str, Any], str, str]] = {
     "calls_only_among_call_outside": (
         [[[echo("a"), ("shell", {"cmd": "ls"})]]],
         sequence("calls_only_among", step(), step(optional=True)),
-        "tool_sequence: calls_only_among echo -> echo?",
+        "tool_sequence: calls_only_among echo, echo?",
         "extra call shell[0] (turn 0, call 1) pairs with no step (calls_only_among allows no "
         "other call); paired: step 0 echo -> echo[0] (turn 0, call 0)",
     ),

@@ -387,7 +387,9 @@ def _entry_label(entry: SequenceEntry) -> str:
     if len(names) > 6:
         names = [*names[:5], f"... ({len(names)} steps)"]
     scope = "" if entry.turn is None else f" in turn {entry.turn}"
-    return f"{entry.mode} {' -> '.join(names)}{scope}"
+    # An arrow reads as an order: only the ordered modes check one.
+    joiner = " -> " if entry.mode in ORDERED else ", "
+    return f"{entry.mode} {joiner.join(names)}{scope}"
 
 
 class _View:
