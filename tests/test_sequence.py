@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zeroclaw_eval.util import jsonvalue
+from zeroclaw_eval.util import jsonmatch, jsonvalue
 
 from .cli_process import json_report
 from .conftest import PROJECT, zeroclaw
@@ -157,6 +157,56 @@ FAILING: dict[str, tuple[list[list[list[Call]]], dict[str, Any], str, str]] = {
         "step 0 file_*: no call paired (nearest: file_write[0] (turn 0, call 1), arguments "
         'differ: /path: expected "y", got "x"); no step paired; 2 calls: echo, file_write',
     ),
+    "matcher_regex_miss": (
+        [[[echo("Paris")]]],
+        sequence("in_order", step(arguments={"message": {"$regex": "^San"}})),
+        "tool_sequence: in_order echo",
+        "step 0 echo: no call paired (nearest: echo[0] (turn 0, call 0), arguments differ: "
+        '/message: expected a string matching /^San/, got "Paris"); no step paired; 1 call: echo',
+    ),
+    "matcher_one_of_and_tolerance_miss": (
+        [[[echo("LA", n=3.2), echo("SF", n=3.3)]]],
+        sequence(
+            "calls_include",
+            step(
+                arguments={
+                    "message": {"$one_of": ["SF", "San Francisco"]},
+                    "n": {"$approx": 3.14, "$tol": 0.01},
+                }
+            ),
+        ),
+        "tool_sequence: calls_include echo",
+        "step 0 echo: no call paired (nearest: echo[1] (turn 0, call 1), arguments differ: "
+        "/n: expected 3.14 ± 0.01, got 3.3); no step paired; 2 calls: echo, echo",
+    ),
+    "matcher_true_is_not_a_number": (
+        [[[echo("a", n=True)]]],
+        sequence("in_order", step(arguments={"message": "a", "n": {"$gte": 1}})),
+        "tool_sequence: in_order echo",
+        "step 0 echo: no call paired (nearest: echo[0] (turn 0, call 0), arguments differ: "
+        "/n: expected a number >= 1, got true); no step paired; 1 call: echo",
+    ),
+    "matcher_literal_dollar_key": (
+        [[[echo("a", q={"$set": 2})]]],
+        sequence("in_order", step(arguments={"message": "a", "q": {"$literal": {"$set": 1}}})),
+        "tool_sequence: in_order echo",
+        "step 0 echo: no call paired (nearest: echo[0] (turn 0, call 0), arguments differ: "
+        "/q/$set: expected 1, got 2); no step paired; 1 call: echo",
+    ),
+    "ignore_keeps_every_other_key_exact": (
+        [[[echo("a", ts=5, x=1)]]],
+        sequence("in_order", said("a", ignore=["/ts"])),
+        "tool_sequence: in_order echo",
+        "step 0 echo: no call paired (nearest: echo[0] (turn 0, call 0), arguments differ: "
+        "/x: not expected (got 1)); no step paired; 1 call: echo",
+    ),
+    "subset_refuses_a_key_the_step_lacks": (
+        [[[echo("a", x=1)]]],
+        sequence("in_order", step(arguments={"message": "a", "n": 1}, match="subset")),
+        "tool_sequence: in_order echo",
+        "step 0 echo: no call paired (nearest: echo[0] (turn 0, call 0), arguments differ: "
+        "/x: not expected (got 1)); no step paired; 1 call: echo",
+    ),
     "status_never_called": (
         [[[("search", {"q": "a"})]]],
         {"tool_call_status": [{"tool": "echo", "status": "succeeded"}]},
@@ -219,11 +269,12 @@ def test_the_shipped_cases_use_every_mode_argument_mode_and_option() -> None:
             for expected in entry["steps"]:
                 arguments = "arguments" in expected
                 matching.add(expected.get("match", "exact" if arguments else "ignore"))
-                options.update({"optional"} & expected.keys())
+                options.update({"optional", "ignore"} & expected.keys())
+                options.update({"matchers"} if jsonmatch.has_matchers(expected) else ())
                 options.update({"pattern"} if "*" in expected["tool"] else ())
     assert modes == {"in_order", "exact", "unordered", "calls_include", "calls_only_among"}
-    assert matching == {"exact", "partial", "ignore", "paths"}
-    assert options == {"turn", "optional", "pattern"}
+    assert matching == {"exact", "partial", "subset", "ignore", "paths"}
+    assert options == {"turn", "optional", "pattern", "ignore", "matchers"}
 
 
 def test_the_shipped_cases_pass_with_their_alignment_shown() -> None:
@@ -313,17 +364,40 @@ def twin(value: Any) -> Any:
     return value
 
 
+def as_matcher(value: Any) -> Any:
+    """``value`` with its first scalar written ``{"$one_of": [scalar]}``, which means the same."""
+    done = False
+
+    def walk(item: Any) -> Any:
+        nonlocal done
+        if isinstance(item, dict):
+            return {key: walk(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [walk(inner) for inner in item]
+        if done:
+            return item
+        done = True
+        return {"$one_of": [item]}
+
+    return walk(value)
+
+
 @given(
     st.lists(_arguments, min_size=1, max_size=20),
     _arguments,
-    st.sampled_from(["exact", "partial", "paths"]),
+    st.sampled_from(["exact", "partial", "subset", "paths"]),
     st.data(),
 )
 def test_indexing_calls_by_a_required_scalar_loses_no_candidate(
     arguments: list[dict[str, Any]], expected: dict[str, Any], match: str, data: st.DataObject
 ) -> None:
     from zeroclaw_eval import RecordedCall
-    from zeroclaw_eval.builtin.sequence import SequenceStep, _argument_test, _Candidates
+    from zeroclaw_eval.builtin.sequence import (
+        SequenceStep,
+        _argument_test,
+        _Candidates,
+        expected_arguments,
+    )
 
     # Often expect what some call holds (or its numeric twin: 1.0 for 1), so that
     # matches are found, not only misses.
@@ -334,15 +408,17 @@ def test_indexing_calls_by_a_required_scalar_loses_no_candidate(
         expected = twin(expected)
     fields: dict[str, Any] = {"tool": "echo", "arguments": expected, "match": match}
     if match == "paths":
-        leaves = [path for path, _ in jsonvalue.scalar_leaves(expected)]
+        leaves = [path for path, _ in jsonmatch.literal_leaves(expected)]
         if not leaves:
             return
         fields["paths"] = [jsonvalue.pointer(data.draw(st.sampled_from(leaves)))]
+    if data.draw(st.booleans()):  # the same expectation, its first scalar a matcher
+        fields["arguments"] = as_matcher(expected)
     step = SequenceStep(**fields)
     calls = [RecordedCall(0, f"c{i}", "echo", a, "", True) for i, a in enumerate(arguments)]
     indexed = _Candidates(calls)
     indexed.INDEX_FROM = 0  # index every time
-    test = _argument_test(step)
+    test = _argument_test(step, expected_arguments(step))
     assert indexed.of(step) == [p for p, a in enumerate(arguments) if test(a)]
 
 

@@ -142,7 +142,7 @@ REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
     "unknown_match": (
         expects(tool_sequence=steps("in_order", {**HELLO, "match": "superset"})),
         f'{SEQ}.steps[0].match="superset"',
-        "input should be 'exact', 'partial', 'ignore' or 'paths'",
+        "input should be 'exact', 'partial', 'subset', 'ignore' or 'paths'",
     ),
     "misspelt_step_key": (
         expects(tool_sequence=steps("exact", ECHO, {"tool": "echo", "optinal": True})),
@@ -163,6 +163,96 @@ REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
         expects(tool_sequence=steps("in_order", ECHO, turn=1)),
         f"{SEQ}.turn=1",
         "no run reaches turn 1: the fixture has 1 turn, numbered from 0",
+    ),
+    "matcher_bad_regex": (
+        expects(
+            tool_sequence=steps(
+                "in_order", {"tool": "echo", "arguments": {"message": {"$regex": "("}}}
+            )
+        ),
+        f'{SEQ}.steps[0].arguments.message.$regex="("',
+        "not a valid regular expression: missing ), unterminated subpattern",
+    ),
+    "matcher_negative_tolerance": (
+        expects(
+            tool_sequence=steps(
+                "in_order", {"tool": "echo", "arguments": {"n": {"$approx": 1, "$tol": -1}}}
+            )
+        ),
+        f"{SEQ}.steps[0].arguments.n.$tol=-1",
+        "$tol takes a number of 0 or more",
+    ),
+    "matcher_unknown_key": (
+        expects(
+            tool_sequence=steps("in_order", {"tool": "echo", "arguments": {"q": {"$re": "x"}}})
+        ),
+        f'{SEQ}.steps[0].arguments.q.$re="x"',
+        "unknown matcher '$re' (known: $regex,",
+    ),
+    "matcher_inside_paths_is_checked_too": (
+        expects(
+            tool_sequence=steps(
+                "in_order",
+                {
+                    "tool": "echo",
+                    "arguments": {"q": {"$gt": 2, "$lt": 1}},
+                    "match": "paths",
+                    "paths": ["/q"],
+                },
+            )
+        ),
+        f"{SEQ}.steps[0].arguments.q.$lt=1",
+        "no number is > 2 and < 1",
+    ),
+    "paths_into_a_matcher": (
+        expects(
+            tool_sequence=steps(
+                "in_order",
+                {
+                    "tool": "echo",
+                    "arguments": {"q": {"$regex": "x"}},
+                    "match": "paths",
+                    "paths": ["/q/$regex"],
+                },
+            )
+        ),
+        f'{SEQ}.steps[0].paths[0]="/q/$regex"',
+        "points at nothing in the step's arguments",
+    ),
+    "ignore_a_pointer_that_cannot_exist": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "ignore": ["/meta/ts"]})),
+        f'{SEQ}.steps[0].ignore[0]="/meta/ts"',
+        "can never exist: the step's arguments have no /meta, and the exact comparison",
+    ),
+    "ignore_a_key_the_step_gives": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "ignore": ["/ts", "/message"]})),
+        f'{SEQ}.steps[0].ignore[1]="/message"',
+        "the step's arguments give /message a value: ignoring it contradicts them",
+    ),
+    "ignore_a_bad_pointer": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "ignore": ["ts"]})),
+        f'{SEQ}.steps[0].ignore[0]="ts"',
+        "'ts' is not a JSON pointer: it must start with '/'",
+    ),
+    "ignore_with_partial": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "match": "partial", "ignore": ["/ts"]})),
+        f"{SEQ}.steps[0].ignore",
+        "has no effect: partial already ignores every key the step does not name",
+    ),
+    "ignore_with_subset": (
+        expects(tool_sequence=steps("in_order", {**HELLO, "match": "subset", "ignore": ["/ts"]})),
+        f"{SEQ}.steps[0].ignore",
+        "has no effect: subset already allows a call without any key the step names",
+    ),
+    "ignore_without_arguments": (
+        expects(tool_sequence=steps("in_order", {"tool": "echo", "ignore": ["/ts"]})),
+        f"{SEQ}.steps[0].ignore",
+        "has no effect: they apply only to arguments compared exactly",
+    ),
+    "subset_without_arguments": (
+        expects(tool_sequence=steps("in_order", {"tool": "echo", "match": "subset"})),
+        f'{SEQ}.steps[0].match="subset"',
+        "'subset' needs the expected arguments",
     ),
     "status_unknown": (
         expects(tool_call_status=[{"tool": "echo", "status": "ok"}]),
@@ -214,6 +304,9 @@ def test_each_refused_fixture_is_one_edit_from_an_admitted_one(
             *steps("exact", HELLO, MAYBE),
             *steps("calls_only_among", ECHO, MAYBE),
             *steps("in_order", {**HELLO, "match": "paths", "paths": ["/message"]}, turn=0),
+            *steps("in_order", {"tool": "echo", "arguments": {"message": {"$regex": "^h"}}}),
+            *steps("in_order", {**HELLO, "ignore": ["/ts"]}),
+            *steps("in_order", {**HELLO, "match": "subset"}),
         ],
         tool_call_status=[{"tool": "echo", "status": "succeeded", "call_index": 0}],
         max_tool_calls=1,

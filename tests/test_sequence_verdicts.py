@@ -183,14 +183,17 @@ def test_follow_reads_keys_of_objects_and_indexes_of_arrays_only(
     assert jsonvalue.follow(document, path) == value
 
 
-def test_scalar_leaves_lists_every_scalar_with_its_path() -> None:
-    value = {"a": [1, {"b": None}], "c": {}, "d": "x"}
-    assert list(jsonvalue.scalar_leaves(value)) == [
+def test_literal_leaves_lists_every_literal_scalar_with_its_path() -> None:
+    from zeroclaw_eval.util import jsonmatch
+
+    value = {"a": [1, {"b": None}], "c": {}, "d": "x", "e": {"$regex": "x"}}
+    pattern = jsonmatch.ignoring(jsonmatch.compile_pattern(value), ("f",))
+    assert list(jsonmatch.literal_leaves(pattern)) == [
         (("a", 0), 1),
         (("a", 1, "b"), None),
         (("d",), "x"),
     ]
-    assert list(jsonvalue.scalar_leaves(5)) == [((), 5)]
+    assert list(jsonmatch.literal_leaves(5)) == [((), 5)]
 
 
 def test_scalar_keys_are_equal_exactly_when_the_scalars_are() -> None:
@@ -717,18 +720,24 @@ DEFINITIONS = {
                 "additionalProperties": True,
                 "type": ["object", "null"],
                 "default": None,
-                "description": "the expected arguments, compared as decoded JSON",
+                "description": (
+                    "the expected arguments, compared as decoded JSON; a value may be a matcher: "
+                    '{"$regex": ...}, {"$contains": ...}, {"$icase": ...}, {"$approx": n, '
+                    '"$tol": t}, {"$one_of": [...]}, {"$type": ...}, {"$gt": n} ($gte, $lt, '
+                    '$lte), {"$literal": value}'
+                ),
                 "title": "Arguments",
             },
             "match": {
                 "anyOf": [
-                    {"enum": ["exact", "partial", "ignore", "paths"], "type": "string"},
+                    {"enum": ["exact", "partial", "subset", "ignore", "paths"], "type": "string"},
                     {"type": "null"},
                 ],
                 "default": None,
                 "description": (
                     "how the arguments are compared: exact (the default with arguments), partial "
-                    "(recursive; arrays element by element), ignore (the default without), paths "
+                    "(the call may have more keys; recursive; arrays element by element), subset "
+                    "(the call may omit keys the step has), ignore (the default without), paths "
                     "(only the values at the JSON pointers of paths)"
                 ),
                 "title": "Match",
@@ -740,6 +749,17 @@ DEFINITIONS = {
                 "default": None,
                 "description": 'with match "paths": JSON pointers (RFC 6901) into arguments',
                 "title": "Paths",
+            },
+            "ignore": {
+                "items": {"minLength": 1, "type": "string"},
+                "minItems": 1,
+                "type": ["array", "null"],
+                "default": None,
+                "description": (
+                    "with match exact: JSON pointers (RFC 6901) to keys of the call's arguments "
+                    "whose value, or absence, does not matter (a request id, a timestamp)"
+                ),
+                "title": "Ignore",
             },
             "optional": {
                 "default": False,

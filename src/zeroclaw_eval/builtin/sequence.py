@@ -17,9 +17,12 @@ mode                 order            calls that pair with no step
 In every mode each required step pairs with a call of its own (one call never
 serves two steps), and an optional step may pair or not; ``turn`` limits the
 calls looked at to one turn (0-based). Arguments are compared as decoded JSON
-(:mod:`zeroclaw_eval.util.jsonvalue`): ``exact``, ``partial`` (recursive; arrays
-element by element), ``ignore``, or ``paths`` (JSON pointers whose values must
-equal those of ``arguments``). The pairing is the best one
+(:mod:`zeroclaw_eval.util.jsonvalue`): ``exact`` (with ``ignore``, the JSON
+pointers whose values do not matter), ``partial`` (recursive; arrays element by
+element), ``subset`` (the call may omit keys the step has), ``ignore``, or
+``paths`` (JSON pointers whose values must equal those of ``arguments``); any
+expected value may be a matcher (:mod:`zeroclaw_eval.util.jsonmatch`:
+``{"$regex": "^San"}``). The pairing is the best one
 (:mod:`zeroclaw_eval.grading.alignment`), never a first fit, and a failure shows
 it: which step took which call, which step found none and the nearest call with
 its argument difference, which call no step accounts for.
@@ -41,9 +44,13 @@ from zeroclaw_eval.report.model import CheckResult, plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.grading.script import Finding, Script
+    from zeroclaw_eval.util.jsonmatch import Direction
 
 Mode = Literal["in_order", "exact", "unordered", "calls_include", "calls_only_among"]
-ArgumentMatch = Literal["exact", "partial", "ignore", "paths"]
+ArgumentMatch = Literal["exact", "partial", "subset", "ignore", "paths"]
+
+DIRECTIONS: dict[str, Direction] = {"exact": "exact", "partial": "partial", "subset": "subset"}
+"""The argument modes that compare whole objects, each its direction of comparison."""
 
 ORDERED = frozenset({"in_order", "exact"})
 """Modes whose pairs keep the order of the steps."""
@@ -65,16 +72,26 @@ class SequenceStep(Params):
         description="the tool's name; '*' stands for any run of characters (read_*)"
     )
     arguments: dict[str, Any] | None = Field(
-        None, description="the expected arguments, compared as decoded JSON"
+        None,
+        description="the expected arguments, compared as decoded JSON; a value may be a "
+        'matcher: {"$regex": ...}, {"$contains": ...}, {"$icase": ...}, '
+        '{"$approx": n, "$tol": t}, {"$one_of": [...]}, {"$type": ...}, {"$gt": n} '
+        '($gte, $lt, $lte), {"$literal": value}',
     )
     match: ArgumentMatch | None = Field(
         None,
         description="how the arguments are compared: exact (the default with arguments), "
-        "partial (recursive; arrays element by element), ignore (the default without), "
+        "partial (the call may have more keys; recursive; arrays element by element), "
+        "subset (the call may omit keys the step has), ignore (the default without), "
         "paths (only the values at the JSON pointers of paths)",
     )
     paths: Annotated[list[NonEmptyStr], Field(min_length=1)] | None = Field(
         None, description='with match "paths": JSON pointers (RFC 6901) into arguments'
+    )
+    ignore: Annotated[list[NonEmptyStr], Field(min_length=1)] | None = Field(
+        None,
+        description="with match exact: JSON pointers (RFC 6901) to keys of the call's "
+        "arguments whose value, or absence, does not matter (a request id, a timestamp)",
     )
     optional: bool = Field(
         False, description="the step may pair with no call (exact and calls_only_among)"
@@ -218,15 +235,22 @@ def _entry_problems(
 
 
 def _step_problems(step: SequenceStep, at: tuple[str | int, ...]) -> Iterator[Problem]:
+    from zeroclaw_eval.util.jsonmatch import PatternError, compile_pattern, ignoring
     from zeroclaw_eval.util.jsonvalue import MISSING, parse_pointer, resolve
 
+    expected = None
+    try:
+        expected = compile_pattern(step.arguments, (*at, "arguments"))
+    except PatternError as exc:
+        yield Problem(exc.at, exc.message)
+        return
     if step.match == "ignore" and step.arguments is not None:
         yield Problem(
             (*at, "match"),
             "ignores the arguments given beside it: drop them, or say how to compare "
             "them (exact, partial, paths)",
         )
-    if step.match in ("exact", "partial", "paths") and step.arguments is None:
+    if step.match in ("exact", "partial", "subset", "paths") and step.arguments is None:
         yield Problem((*at, "match"), f"{step.match!r} needs the expected arguments")
     if step.paths is not None and step.match != "paths":
         yield Problem((*at, "paths"), 'paths apply only with match "paths"')
@@ -240,8 +264,21 @@ def _step_problems(step: SequenceStep, at: tuple[str | int, ...]) -> Iterator[Pr
         except ValueError as exc:
             yield Problem((*at, "paths", number), str(exc))
             continue
-        if step.arguments is not None and resolve(step.arguments, tokens) is MISSING:
+        if step.arguments is not None and resolve(expected, tokens) is MISSING:
             yield Problem((*at, "paths", number), "points at nothing in the step's arguments")
+    if step.ignore is not None and step.matching != "exact":
+        why = {
+            "partial": "partial already ignores every key the step does not name",
+            "subset": "subset already allows a call without any key the step names",
+            "paths": "paths already compares only the values at its pointers",
+        }.get(step.matching, "they apply only to arguments compared exactly")
+        yield Problem((*at, "ignore"), f"has no effect: {why}")
+        return
+    for number, pointer in enumerate(step.ignore or ()):
+        try:
+            expected = ignoring(expected, parse_pointer(pointer))
+        except (ValueError, PatternError) as exc:
+            yield Problem((*at, "ignore", number), str(exc))
 
 
 # --- grading --------------------------------------------------------------------
@@ -303,15 +340,16 @@ class _Candidates:
         # the empty run before it reports a malformed pointer, which must not raise.
         if not named or step.matching == "ignore":
             return named
-        test = _argument_test(step)
+        expected = expected_arguments(step)
+        test = _argument_test(step, expected)
         if len(named) >= self.INDEX_FROM:
-            named = self._narrowed(step, named)
+            named = self._narrowed(step, expected, named)
         return [p for p in named if test(self.calls[p].arguments)]
 
-    def _narrowed(self, step: SequenceStep, named: list[int]) -> list[int]:
+    def _narrowed(self, step: SequenceStep, expected: Any, named: list[int]) -> list[int]:
         from zeroclaw_eval.util import jsonvalue
 
-        anchor = _anchor(step)
+        anchor = _anchor(step, expected)
         if anchor is None:
             return named
         place, read, wanted = anchor
@@ -326,58 +364,82 @@ class _Candidates:
         return [p for p in index.get(wanted, ()) if p in fits]
 
 
-def _anchor(step: SequenceStep) -> tuple[Any, Callable[[Any], Any], Any] | None:
+def _anchor(step: SequenceStep, expected: Any) -> tuple[Any, Callable[[Any], Any], Any] | None:
     """One scalar the step's arguments require, as (place, how to read it, its key)."""
-    from zeroclaw_eval.util import jsonvalue
+    from zeroclaw_eval.util import jsonmatch, jsonvalue
 
     if step.matching == "paths":
         for pointer in step.paths or ():
             tokens = jsonvalue.parse_pointer(pointer)
-            key = jsonvalue.scalar_key(jsonvalue.resolve(step.arguments, tokens))
+            value = jsonvalue.resolve(expected, tokens)
+            key = None if type(value) is jsonmatch.Matcher else jsonvalue.scalar_key(value)
             if key is not None:
                 return (("pointer", tokens), partial(jsonvalue.resolve, tokens=tokens), key)
         return None
-    for path, value in jsonvalue.scalar_leaves(step.arguments):
+    if step.matching == "subset":  # a call may leave out any key the step has
+        return None
+    for path, value in jsonmatch.literal_leaves(expected):
         return (("path", path), partial(jsonvalue.follow, path=path), jsonvalue.scalar_key(value))
     return None
 
 
-def _argument_test(step: SequenceStep) -> Callable[[dict[str, Any]], bool]:
-    """Whether a call's arguments meet the step (``ignore``: always)."""
-    from zeroclaw_eval.util import jsonvalue
+def expected_arguments(step: SequenceStep) -> Any:
+    """The step's arguments as a :mod:`~zeroclaw_eval.util.jsonmatch` pattern: its
+    matchers compiled, its ``ignore`` pointers in place (admission has checked both)."""
+    from zeroclaw_eval.util import jsonmatch, jsonvalue
 
     expected = step.arguments
+    if expected is None or not (step.ignore or jsonmatch.has_matchers(expected)):
+        return expected  # plain JSON: the fast comparisons of jsonvalue apply
+    expected = jsonmatch.compile_pattern(expected)
+    for pointer in step.ignore or ():
+        expected = jsonmatch.ignoring(expected, jsonvalue.parse_pointer(pointer))
+    return expected
+
+
+def _argument_test(step: SequenceStep, expected: Any) -> Callable[[dict[str, Any]], bool]:
+    """Whether a call's arguments meet the step (``ignore``: always)."""
+    from zeroclaw_eval.util import jsonmatch, jsonvalue
+
     matching = step.matching
-    if matching == "exact":
-        return lambda arguments: jsonvalue.equal(expected, arguments)
-    if matching == "partial":
-        return lambda arguments: jsonvalue.contains(expected, arguments)
+    plain = expected is step.arguments  # no matcher, nothing ignored
     if matching == "paths":
         wanted = [
             (tokens, jsonvalue.resolve(expected, tokens))
             for tokens in map(jsonvalue.parse_pointer, step.paths or ())
         ]
         return lambda arguments: all(
-            jsonvalue.equal(value, jsonvalue.resolve(arguments, tokens)) for tokens, value in wanted
+            jsonmatch.matches(value, jsonvalue.resolve(arguments, tokens), "exact")
+            for tokens, value in wanted
         )
+    if matching == "exact" and plain:
+        return lambda arguments: jsonvalue.equal(expected, arguments)
+    if matching == "partial" and plain:
+        return lambda arguments: jsonvalue.contains(expected, arguments)
+    if matching in DIRECTIONS:
+        return partial(jsonmatch.matches, expected, direction=DIRECTIONS[matching])
     return lambda arguments: True
 
 
-def _argument_differences(step: SequenceStep, arguments: dict[str, Any]) -> list[str]:
-    from zeroclaw_eval.util import jsonvalue
+def argument_differences(step: SequenceStep, arguments: dict[str, Any]) -> list[str]:
+    """Where a call's arguments depart from the step's, each with its pointer and
+    both values (none for ``ignore``)."""
+    from zeroclaw_eval.util import jsonmatch, jsonvalue
 
     matching = step.matching
-    if matching in ("exact", "partial"):
-        return list(jsonvalue.differences(step.arguments, arguments, partial=matching == "partial"))
+    expected = expected_arguments(step)
+    if matching in DIRECTIONS:
+        return list(jsonmatch.differences(expected, arguments, DIRECTIONS[matching]))
     found = []
     if matching == "paths":
         for pointer in step.paths or ():
             tokens = jsonvalue.parse_pointer(pointer)
-            value = jsonvalue.resolve(step.arguments, tokens)
+            value = jsonvalue.resolve(expected, tokens)
             got = jsonvalue.resolve(arguments, tokens)
-            if not jsonvalue.equal(value, got):
+            if not jsonmatch.matches(value, got, "exact"):
                 found.append(
-                    f"{pointer}: expected {jsonvalue.show(value)}, got {jsonvalue.show(got)}"
+                    f"{pointer}: expected {jsonmatch.show_pattern(value)}, "
+                    f"got {jsonvalue.show(got)}"
                 )
     return found
 
@@ -455,7 +517,7 @@ class _View:
         if not named:
             return f"{head} (no call to {step.tool}; {self.observed()})"
         owner = {call: s for s, call in self.pairs.items()}
-        differences = {p: _argument_differences(step, self.calls[p].arguments) for p in named}
+        differences = {p: argument_differences(step, self.calls[p].arguments) for p in named}
         nearest = min(named, key=lambda p: (len(differences[p]), p in owner, p))
         found = differences[nearest]
         if found:

@@ -8,7 +8,6 @@ matter, ``1`` equals ``1.0`` (JSON has one number type), and ``true`` is not ``1
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 MISSING: Any = object()
@@ -87,22 +86,6 @@ def _is_index(token: str) -> bool:
     return token.isdigit() and token.isascii() and (token == "0" or not token.startswith("0"))
 
 
-def scalar_leaves(
-    value: Any, at: tuple[str | int, ...] = ()
-) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """Every scalar inside ``value`` (through objects and arrays) with its path of keys
-    and indexes: each one a value that :func:`equal` or :func:`contains` requires at
-    that same path."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from scalar_leaves(item, (*at, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from scalar_leaves(item, (*at, index))
-    else:
-        yield at, value
-
-
 def follow(document: Any, path: tuple[str | int, ...]) -> Any:
     """The value at a path of keys and indexes, or :data:`MISSING`."""
     current = document
@@ -130,29 +113,6 @@ def scalar_key(value: Any) -> Any:
 def pointer(tokens: tuple[str | int, ...]) -> str:
     """The JSON pointer of a path of keys and indexes."""
     return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens)
-
-
-def differences(
-    expected: Any, actual: Any, *, partial: bool, at: tuple[str | int, ...] = ()
-) -> Iterator[str]:
-    """Where ``actual`` departs from ``expected``, one phrase per place:
-    ``/query: expected "cats", got "dogs"``. With ``partial``, keys the expected
-    object does not name are not differences."""
-    where = pointer(at) or "(the arguments)"
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for key, value in expected.items():
-            if key in actual:
-                yield from differences(value, actual[key], partial=partial, at=(*at, key))
-            else:
-                yield f"{pointer((*at, key))}: missing (expected {show(value)})"
-        if not partial:
-            for key in [key for key in actual if key not in expected]:
-                yield f"{pointer((*at, key))}: not expected (got {show(actual[key])})"
-    elif isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
-        for index, (x, y) in enumerate(zip(expected, actual, strict=True)):
-            yield from differences(x, y, partial=partial, at=(*at, index))
-    elif not equal(expected, actual):
-        yield f"{where}: expected {show(expected)}, got {show(actual)}"
 
 
 def show(value: Any, limit: int = 60) -> str:
