@@ -393,9 +393,9 @@ def test_indexing_calls_by_a_required_scalar_loses_no_candidate(
 ) -> None:
     from zeroclaw_eval import RecordedCall
     from zeroclaw_eval.builtin.sequence import (
+        Candidates,
         SequenceStep,
-        _argument_test,
-        _Candidates,
+        argument_test,
         expected_arguments,
     )
 
@@ -416,9 +416,9 @@ def test_indexing_calls_by_a_required_scalar_loses_no_candidate(
         fields["arguments"] = as_matcher(expected)
     step = SequenceStep(**fields)
     calls = [RecordedCall(0, f"c{i}", "echo", a, "", True) for i, a in enumerate(arguments)]
-    indexed = _Candidates(calls)
+    indexed = Candidates(calls)
     indexed.INDEX_FROM = 0  # index every time
-    test = _argument_test(step, expected_arguments(step))
+    test = argument_test(step, expected_arguments(step))
     assert indexed.of(step) == [p for p, a in enumerate(arguments) if test(a)]
 
 

@@ -55,6 +55,25 @@ REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
         f"{SEQ}.steps",
         "calls_only_among is then satisfied by a run that calls no tool",
     ),
+    "containment_in_a_turn_beside_a_case_wide_floor": (
+        expects(tool_sequence=steps("calls_only_among", MAYBE, turn=0), min_tool_calls=1),
+        f"{SEQ}.steps",
+        "a run that calls no tool in turn 0, and nothing else in the case needs a call in turn 0",
+    ),
+    "closed_mode_without_a_tool_another_entry_needs": (
+        expects(tool_sequence=steps("calls_only_among", ECHO), tools_used=["shell"]),
+        f"{SEQ}.steps",
+        "no step accepts 'shell', which tools_used needs called, and calls_only_among allows "
+        "no other call",
+    ),
+    "exact_without_a_tool_status_needs": (
+        expects(
+            tool_sequence=steps("exact", ECHO),
+            tool_call_status=[{"tool": "shell", "status": "failed"}],
+        ),
+        f"{SEQ}.steps",
+        "no step accepts 'shell', which tool_call_status needs called, and exact allows",
+    ),
     "optional_step_in_calls_include": (
         expects(tool_sequence=steps("calls_include", ECHO, MAYBE)),
         f"{SEQ}.steps[1].optional=true",
@@ -431,7 +450,18 @@ def test_no_admitted_sequence_is_satisfied_by_an_empty_run(
         return
     sequence_checks = [c for c in case.grade(empty_run()) if c.check.startswith("tool_sequence")]
     assert len(sequence_checks) == len(entries)
-    assert not any(check.passed for check in sequence_checks)
+    assert not all(check.passed for check in sequence_checks)
+    for entry, check in zip(entries, sequence_checks, strict=True):
+        # Only an entry that restricts the calls may pass an empty run, and only
+        # beside another that makes it fail (a floor in the same scope).
+        if check.passed:
+            assert entry["mode"] == "calls_only_among"
+            assert all(s.get("optional") for s in entry["steps"])
+            assert any(
+                other.get("turn") == entry.get("turn")
+                and not all(s.get("optional") for s in other["steps"])
+                for other in entries
+            )
 
 
 def test_eval_check_finds_no_vacuity_in_the_new_families(tmp_path: Path) -> None:
@@ -448,6 +478,43 @@ def test_eval_check_finds_no_vacuity_in_the_new_families(tmp_path: Path) -> None
     result = zeroclaw("eval", "check", "--suite", suite)
     assert result.returncode == 0, result.stderr
     assert "2 fixtures admitted; none is satisfied by an empty run" in result.stdout
+
+
+FLOORS = {
+    "min_tool_calls": {"min_tool_calls": 1},
+    "exact_tool_calls": {"exact_tool_calls": 1},
+    "tools_used": {"tools_used": ["echo"]},
+    "all_tools_succeeded_false": {"all_tools_succeeded": False},
+    "tool_arguments_contain": {"tool_arguments_contain": [{"tool": "echo", "needle": "h"}]},
+    "tool_call_status": {"tool_call_status": [{"tool": "echo", "status": "succeeded"}]},
+    "required_step": {"tool_sequence": steps("calls_include", ECHO)},
+}
+
+
+@pytest.mark.parametrize("floor", FLOORS.values(), ids=FLOORS.keys())
+def test_only_among_optional_steps_is_admitted_beside_a_floor(
+    registry: Registry, replay: RunMode, floor: dict[str, Any]
+) -> None:
+    among = steps("calls_only_among", MAYBE, {"tool": "ech*", "optional": True})
+    families = {"tool_sequence": among, **floor}
+    if "tool_sequence" in floor:
+        families["tool_sequence"] = [*among, *floor["tool_sequence"]]
+    case = admit_data(expects(**families), registry, replay, source="case.json")
+    # The floor is what fails a run that does nothing; the restriction passes it.
+    assert not all(check.passed for check in case.grade(empty_run()))
+    assert case.grade(empty_run())[0].passed
+    with pytest.raises(AdmissionError, match="nothing else in the case needs a call"):
+        admit_data(expects(tool_sequence=among), registry, replay, source="case.json")
+
+
+def test_a_turn_floor_admits_only_among_in_that_turn(registry: Registry, replay: RunMode) -> None:
+    fixture = expects(
+        tool_sequence=[
+            *steps("calls_only_among", MAYBE, turn=0),
+            *steps("in_order", ECHO, turn=0),
+        ]
+    )
+    admit_data(fixture, registry, replay, source="case.json")
 
 
 def test_paths_without_arguments_are_refused_once_for_the_arguments(

@@ -365,8 +365,9 @@ def test_every_step_optional_is_refused_saying_why(registry: Registry, replay: R
     assert refusal(registry, replay, tool_sequence=seq("calls_only_among", MAYBE, MAYBE)) == (
         "expects.tool_sequence[0].steps",
         "every step is optional: calls_only_among is then satisfied by a run that calls no "
-        "tool; make at least one step required (a restriction alone is tools_not_used or "
-        "max_tool_calls)",
+        "tool, and nothing else in the case needs a call; make a step required, or add a "
+        "floor (min_tool_calls, exact_tool_calls, tools_used, a tool_call_counts min, a "
+        "required step of another entry)",
     )
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, NonNegativeInt
 
@@ -65,8 +65,15 @@ SHOWN_PROBLEMS = 5
 """How many unpaired steps, and how many extra calls, a detail lists before it counts the rest."""
 
 
-class SequenceStep(Params):
-    """One expected call."""
+class CallPattern(Params):
+    """A call as an entry describes it: a tool, and how its arguments must look.
+
+    :class:`SequenceStep` extends it; so do the families that forbid calls
+    (:mod:`zeroclaw_eval.builtin.forbidden`), which compare arguments the same way.
+    """
+
+    #: What ``match`` is when ``arguments`` are given and ``match`` is not.
+    DEFAULT_MATCH: ClassVar[str] = "exact"
 
     tool: NonEmptyStr = Field(
         description="the tool's name; '*' stands for any run of characters (read_*)"
@@ -93,14 +100,19 @@ class SequenceStep(Params):
         description="with match exact: JSON pointers (RFC 6901) to keys of the call's "
         "arguments whose value, or absence, does not matter (a request id, a timestamp)",
     )
-    optional: bool = Field(
-        False, description="the step may pair with no call (exact and calls_only_among)"
-    )
 
     @property
     def matching(self) -> str:
         """How the arguments are compared, the default filled in."""
-        return self.match or ("ignore" if self.arguments is None else "exact")
+        return self.match or ("ignore" if self.arguments is None else self.DEFAULT_MATCH)
+
+
+class SequenceStep(CallPattern):
+    """One expected call."""
+
+    optional: bool = Field(
+        False, description="the step may pair with no call (exact and calls_only_among)"
+    )
 
 
 class SequenceEntry(Params):
@@ -184,7 +196,7 @@ def _entry_problems(
     entry: SequenceEntry, expects: Mapping[str, Any], at: tuple[str | int, ...]
 ) -> Iterator[Problem]:
     for number, step in enumerate(entry.steps):
-        yield from _step_problems(step, (*at, "steps", number))
+        yield from pattern_problems(step, (*at, "steps", number))
     mode = entry.mode
     optional = [number for number, step in enumerate(entry.steps) if step.optional]
     if optional and mode in ("in_order", "calls_include"):
@@ -201,15 +213,22 @@ def _entry_problems(
         )
     required = len(entry.steps) - len(optional)
     if required == 0:
-        if mode == "calls_only_among":
-            why = (
-                "calls_only_among is then satisfied by a run that calls no tool; make at "
-                "least one step required (a restriction alone is tools_not_used or "
-                "max_tool_calls)"
-            )
-        else:
+        if mode != "calls_only_among":
             why = "a run that calls no tool passes; make at least one step required"
-        yield Problem((*at, "steps"), f"every step is optional: {why}")
+            yield Problem((*at, "steps"), f"every step is optional: {why}")
+        elif not _floors(expects, entry):
+            # Only among these is a restriction: it certifies something only when
+            # something else makes a run that calls nothing fail.
+            scope = "" if entry.turn is None else f" in turn {entry.turn}"
+            yield Problem(
+                (*at, "steps"),
+                f"every step is optional: calls_only_among is then satisfied by a run that "
+                f"calls no tool{scope}, and nothing else in the case needs a call{scope}; "
+                "make a step required, or add a floor (min_tool_calls, exact_tool_calls, "
+                "tools_used, a tool_call_counts min, a required step of another entry)",
+            )
+    if mode in CLOSED and entry.turn is None:
+        yield from _needed_elsewhere(entry, expects, at)
     for bound in ("max_tool_calls", "exact_tool_calls"):
         if isinstance(expects.get(bound), int) and expects[bound] < required:
             yield Problem(
@@ -234,7 +253,46 @@ def _entry_problems(
             )
 
 
-def _step_problems(step: SequenceStep, at: tuple[str | int, ...]) -> Iterator[Problem]:
+def _floors(expects: Mapping[str, Any], entry: SequenceEntry) -> list[str]:
+    """What else in the case makes a run with no call (in the entry's turn) fail."""
+    floors = [
+        f"tool_sequence entry with a required step{'' if other.turn is None else ' in that turn'}"
+        for other in expects.get(ToolSequence.name, ())
+        if other.turn == entry.turn and any(not step.optional for step in other.steps)
+    ]
+    if entry.turn is not None:
+        return floors  # a call in another turn leaves this one empty
+    from zeroclaw_eval.builtin.tools import EXACT, needed_tools, required_calls
+
+    need = required_calls(expects)
+    floors += [need[1]] if need is not None else []
+    floors += [f"{EXACT}={expects[EXACT]}"] if expects.get(EXACT) else []
+    floors += [f"{family} naming {tool!r}" for tool, family in needed_tools(expects)]
+    return floors
+
+
+def _needed_elsewhere(
+    entry: SequenceEntry, expects: Mapping[str, Any], at: tuple[str | int, ...]
+) -> Iterator[Problem]:
+    """A tool another entry needs called that no step accepts, in a mode that
+    allows no other call: the two can never pass together."""
+    from zeroclaw_eval.builtin.tools import needed_tools
+
+    fits = [name_matcher(step.tool) for step in entry.steps]
+    for tool, family in needed_tools(expects):
+        if not any(accepts(tool) for accepts in fits):
+            yield Problem(
+                (*at, "steps"),
+                f"no step accepts {tool!r}, which {family} needs called, and {entry.mode} "
+                "allows no other call",
+            )
+            return
+
+
+def pattern_problems(step: CallPattern, at: tuple[str | int, ...]) -> Iterator[Problem]:
+    """What admission refuses in a call pattern: malformed matchers, ``match``,
+    ``arguments``, ``paths`` and ``ignore`` that do not go together, pointers that
+    do not parse or can never matter. ``at`` is the pattern's path in the entry."""
     from zeroclaw_eval.util.jsonmatch import PatternError, compile_pattern, ignoring
     from zeroclaw_eval.util.jsonvalue import MISSING, parse_pointer, resolve
 
@@ -288,7 +346,7 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     from zeroclaw_eval.grading import alignment
 
     calls = [c for c in run.calls if entry.turn is None or c.turn == entry.turn]
-    finder = _Candidates(calls)
+    finder = Candidates(calls)
     candidates = [finder.of(step) for step in entry.steps]
     required = [not step.optional for step in entry.steps]
     pair = alignment.in_order if entry.mode in ORDERED else alignment.any_order
@@ -312,7 +370,7 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     return CheckResult(check, False, "; ".join([*problems, view.alignment()]))
 
 
-class _Candidates:
+class Candidates:
     """The calls each step could pair with: its name fits, its arguments match.
 
     Comparing every step with every call would cost steps x calls argument
@@ -332,7 +390,8 @@ class _Candidates:
             self.by_name.setdefault(call.name, []).append(position)
         self.indexes: dict[Any, dict[Any, list[int]]] = {}
 
-    def of(self, step: SequenceStep) -> list[int]:
+    def of(self, step: CallPattern) -> list[int]:
+        """The positions of the calls that fit the step by name and by arguments."""
         accepts = name_matcher(step.tool)
         fitting = [self.by_name[name] for name in self.by_name if accepts(name)]
         named = fitting[0] if len(fitting) == 1 else sorted(p for ps in fitting for p in ps)
@@ -341,12 +400,12 @@ class _Candidates:
         if not named or step.matching == "ignore":
             return named
         expected = expected_arguments(step)
-        test = _argument_test(step, expected)
+        test = argument_test(step, expected)
         if len(named) >= self.INDEX_FROM:
             named = self._narrowed(step, expected, named)
         return [p for p in named if test(self.calls[p].arguments)]
 
-    def _narrowed(self, step: SequenceStep, expected: Any, named: list[int]) -> list[int]:
+    def _narrowed(self, step: CallPattern, expected: Any, named: list[int]) -> list[int]:
         from zeroclaw_eval.util import jsonvalue
 
         anchor = _anchor(step, expected)
@@ -364,7 +423,7 @@ class _Candidates:
         return [p for p in index.get(wanted, ()) if p in fits]
 
 
-def _anchor(step: SequenceStep, expected: Any) -> tuple[Any, Callable[[Any], Any], Any] | None:
+def _anchor(step: CallPattern, expected: Any) -> tuple[Any, Callable[[Any], Any], Any] | None:
     """One scalar the step's arguments require, as (place, how to read it, its key)."""
     from zeroclaw_eval.util import jsonmatch, jsonvalue
 
@@ -383,7 +442,7 @@ def _anchor(step: SequenceStep, expected: Any) -> tuple[Any, Callable[[Any], Any
     return None
 
 
-def expected_arguments(step: SequenceStep) -> Any:
+def expected_arguments(step: CallPattern) -> Any:
     """The step's arguments as a :mod:`~zeroclaw_eval.util.jsonmatch` pattern: its
     matchers compiled, its ``ignore`` pointers in place (admission has checked both)."""
     from zeroclaw_eval.util import jsonmatch, jsonvalue
@@ -397,8 +456,9 @@ def expected_arguments(step: SequenceStep) -> Any:
     return expected
 
 
-def _argument_test(step: SequenceStep, expected: Any) -> Callable[[dict[str, Any]], bool]:
-    """Whether a call's arguments meet the step (``ignore``: always)."""
+def argument_test(step: CallPattern, expected: Any) -> Callable[[dict[str, Any]], bool]:
+    """Whether a call's arguments meet the step (``ignore``: always); ``expected``
+    is :func:`expected_arguments` of the step."""
     from zeroclaw_eval.util import jsonmatch, jsonvalue
 
     matching = step.matching
@@ -421,7 +481,7 @@ def _argument_test(step: SequenceStep, expected: Any) -> Callable[[dict[str, Any
     return lambda arguments: True
 
 
-def argument_differences(step: SequenceStep, arguments: dict[str, Any]) -> list[str]:
+def argument_differences(step: CallPattern, arguments: dict[str, Any]) -> list[str]:
     """Where a call's arguments depart from the step's, each with its pointer and
     both values (none for ``ignore``)."""
     from zeroclaw_eval.util import jsonmatch, jsonvalue
@@ -454,6 +514,21 @@ def _entry_label(entry: SequenceEntry) -> str:
     return f"{entry.mode} {joiner.join(names)}{scope}"
 
 
+def call_labels(calls: Sequence[RecordedCall], run: RunRecord) -> dict[int, str]:
+    """Each of ``calls`` (some of the run's) by its position, as a detail names it:
+    ``echo[1] (turn 0, call 3)``, the tool's own index, as ``call_index`` counts
+    it, then the turn and the place in dispatch order."""
+    labels: dict[int, str] = {}
+    per_tool: dict[str, int] = {}
+    where = {id(call): number for number, call in enumerate(calls)}
+    for number, call in enumerate(run.calls):
+        index = per_tool.get(call.name, 0)
+        per_tool[call.name] = index + 1
+        if id(call) in where:
+            labels[where[id(call)]] = f"{call.name}[{index}] (turn {call.turn}, call {number})"
+    return labels
+
+
 class _View:
     """How a detail names steps, calls and the pairing, made only for the detail."""
 
@@ -471,19 +546,9 @@ class _View:
         self._labels: dict[int, str] | None = None
 
     def label(self, position: int) -> str:
-        """``echo[1] (turn 0, call 3)``: the tool's own index, as ``call_index``
-        counts it, then the turn and the place in dispatch order."""
+        """How a detail names the call at ``position`` (:func:`call_labels`)."""
         if self._labels is None:
-            self._labels = {}
-            per_tool: dict[str, int] = {}
-            where = {id(call): number for number, call in enumerate(self.calls)}
-            for number, call in enumerate(self.run.calls):
-                index = per_tool.get(call.name, 0)
-                per_tool[call.name] = index + 1
-                if id(call) in where:
-                    self._labels[where[id(call)]] = (
-                        f"{call.name}[{index}] (turn {call.turn}, call {number})"
-                    )
+            self._labels = call_labels(self.calls, self.run)
         return self._labels[position]
 
     def alignment(self) -> str:

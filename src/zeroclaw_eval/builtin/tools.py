@@ -131,7 +131,18 @@ class _CountBound(Family[int]):
         return [CheckResult(f"{self.name}: {params}", ok, f"observed {observed_calls(run)}")]
 
 
-def _required_calls(expects: Mapping[str, Any]) -> tuple[int, str] | None:
+def needed_tools(expects: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The tools entries say must have been called, each with the family that says so."""
+    needed = [(tool, ToolsUsed.name) for tool in expects.get(ToolsUsed.name, [])]
+    needed += [
+        (entry.tool, family)
+        for family in (*BOUNDARY_FAMILIES, "tool_call_status")
+        for entry in expects.get(family, [])
+    ]
+    return needed
+
+
+def required_calls(expects: Mapping[str, Any]) -> tuple[int, str] | None:
     """The fewest calls other entries demand, and which entry demands it."""
     needs: list[tuple[int, str]] = []
     if expects.get(MIN):
@@ -157,7 +168,7 @@ class MaxToolCalls(_CountBound):
         return count <= bound
 
     def rules(self, params: int, expects: Mapping[str, Any]) -> Iterable[Problem]:
-        need = _required_calls(expects)
+        need = required_calls(expects)
         if need is not None and need[0] > params:
             yield Problem(
                 (), f"contradicts {need[1]}, which needs at least {plural(need[0], 'call')}"
@@ -190,7 +201,7 @@ class ExactToolCalls(_CountBound):
     def rules(self, params: int, expects: Mapping[str, Any]) -> Iterable[Problem]:
         if MAX in expects and params > expects[MAX]:
             yield Problem((), f"contradicts {MAX}={expects[MAX]}")
-        need = _required_calls(expects)
+        need = required_calls(expects)
         if need is not None and need[0] > params:
             yield Problem(
                 (), f"contradicts {need[1]}, which needs at least {plural(need[0], 'call')}"
