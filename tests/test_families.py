@@ -216,6 +216,21 @@ FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
         "step 1 shell: no call paired (shell[0] (turn 0, call 0) matches, but it is out of "
         "order with the steps paired around it); paired: step 0 echo -> echo[0] (turn 0, call 1)",
     ),
+    "tool_calls_forbidden": (
+        {"tool_calls_forbidden": [{"tool": "echo", "arguments": {"message": {"$icase": "RM"}}}]},
+        run("x", calls=(ECHO, call("echo", "rmx"))),
+        run("x", calls=(ECHO, call("echo", "rm"))),
+        'tool_calls_forbidden: echo {"message":{"$icase":"RM"}}',
+        '1 forbidden call: echo[1] (turn 0, call 1) with /message "rm" (forbidden: "RM" in any '
+        "case)",
+    ),
+    "tool_call_counts": (
+        {"tool_call_counts": {"echo": {"max": 1}}},
+        run("x", calls=(ECHO, SHELL_FAILED)),
+        run("x", calls=(ECHO, ECHO)),
+        "tool_call_counts: echo at most 1",
+        "2 calls to echo (2 calls: echo, echo)",
+    ),
     "tool_call_status": (
         {"tool_call_status": [{"tool": "shell", "status": "failed"}]},
         run("x", calls=(ECHO, SHELL_FAILED)),

@@ -268,6 +268,8 @@ def _floors(expects: Mapping[str, Any], entry: SequenceEntry) -> list[str]:
     floors += [need[1]] if need is not None else []
     floors += [f"{EXACT}={expects[EXACT]}"] if expects.get(EXACT) else []
     floors += [f"{family} naming {tool!r}" for tool, family in needed_tools(expects)]
+    counts = expects.get("tool_call_counts") or {}
+    floors += [f"tool_call_counts {tool} min" for tool, bounds in counts.items() if bounds.min]
     return floors
 
 

@@ -132,12 +132,18 @@ class _CountBound(Family[int]):
 
 
 def needed_tools(expects: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The tools entries say must have been called, each with the family that says so."""
+    """The tools entries say must have been called, by name (a pattern some other
+    tool could meet is left out), each with the family that says so."""
     needed = [(tool, ToolsUsed.name) for tool in expects.get(ToolsUsed.name, [])]
     needed += [
         (entry.tool, family)
         for family in (*BOUNDARY_FAMILIES, "tool_call_status")
         for entry in expects.get(family, [])
+    ]
+    needed += [
+        (tool, "a tool_call_counts min")
+        for tool, bounds in (expects.get("tool_call_counts") or {}).items()
+        if bounds.min and "*" not in tool
     ]
     return needed
 
