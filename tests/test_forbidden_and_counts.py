@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval import Registry, RunMode, admit_file
+from zeroclaw_eval import AdmissionError, Registry, RunMode, admit_file
 
 from .bridged_helpers import command, configure, run, write_suite
 from .cli_process import json_report
@@ -314,18 +314,38 @@ REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
 }
 
 
-@pytest.mark.parametrize(("fixture", "field", "says"), REFUSALS.values(), ids=REFUSALS.keys())
+OFFER_REFUSALS = ("forbidden_tool_never_offered", "counts_tool_never_offered")
+
+
+@pytest.mark.parametrize(
+    ("fixture", "field", "says"),
+    [value for key, value in REFUSALS.items() if key not in OFFER_REFUSALS],
+    ids=[key for key in REFUSALS if key not in OFFER_REFUSALS],
+)
 def test_admission_refuses_naming_file_and_field(
-    fixture: dict[str, Any], field: str, says: str, tmp_path: Path
+    fixture: dict[str, Any],
+    field: str,
+    says: str,
+    write_case: Callable[..., Path],
+    registry: Registry,
+    replay: RunMode,
 ) -> None:
+    path = write_case(fixture)
+    with pytest.raises(AdmissionError) as refused:
+        admit_file(path, registry, replay)
+    assert (refused.value.source, refused.value.field) == (str(path), field)
+    assert says in refused.value.message
+
+
+@pytest.mark.parametrize("name", OFFER_REFUSALS)
+def test_a_tool_outside_the_offer_is_refused_by_a_run(name: str, tmp_path: Path) -> None:
+    fixture, field, says = REFUSALS[name]
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "case.json").write_text(json.dumps(fixture), encoding="utf-8")
     result = zeroclaw("eval", "run", "--suite", suite, "--no-history")
     assert result.returncode == 1
-    line = next(line for line in result.stderr.splitlines() if "case.json: " in line)
-    assert f"case.json: {field}: " in line, line
-    assert says in line
+    assert f"{suite / 'case.json'}: {field}: {says}" in result.stderr
 
 
 def test_each_refused_fixture_is_one_edit_from_an_admitted_one(
