@@ -115,7 +115,12 @@ def test_an_ignored_key_may_be_anything_or_absent_and_nothing_else_changes() -> 
 # (expected, path of the key at fault, what the message says)
 REFUSALS: list[tuple[Any, tuple[Any, ...], str]] = [
     ({"$regx": "a"}, ("$regx",), "unknown matcher '$regx' (known: $regex, $contains,"),
-    ({"$regex": "a", "city": "x"}, ("city",), "matcher keys cannot be mixed with argument keys"),
+    (
+        {"$regex": "a", "city": "x"},
+        ("city",),
+        "an object with a key beginning with '$' is a matcher, and matcher keys cannot be "
+        'mixed with argument keys; a literal object is written {"$literal": {...}}',
+    ),
     ({"$regex": "("}, ("$regex",), "not a valid regular expression: missing ), unterminated"),
     ({"$regex": ""}, ("$regex",), "$regex takes a non-empty string"),
     ({"$contains": 1}, ("$contains",), "$contains takes a non-empty string"),
@@ -146,7 +151,7 @@ def test_a_malformed_matcher_is_refused_at_its_key(
     with pytest.raises(PatternError) as refused:
         compile_pattern(expected)
     assert refused.value.at == at
-    assert says in refused.value.message
+    assert refused.value.message.startswith(says)
 
 
 def test_an_equal_range_with_inclusive_bounds_is_one_number() -> None:
@@ -255,7 +260,14 @@ def test_a_plain_value_matches_as_jsonvalue_compares_it(expected: Any, actual: A
         assert matches(pattern, actual, "subset") is matches(actual, expected, "partial")
 
 
+def test_a_long_pattern_is_cut_to_sixty_characters() -> None:
+    shown = jsonmatch.show_pattern({"message": "x" * 100})
+    assert len(shown) == 60
+    assert shown.endswith("...")
+    assert jsonmatch.show_pattern({"m": "x" * 49}) == '{"m":"' + "x" * 49 + '"}'
+
+
 def test_has_matchers_finds_a_dollar_key_at_any_depth() -> None:
     assert jsonmatch.has_matchers({"a": [{"b": {"$gt": 1}}]})
-    assert not jsonmatch.has_matchers({"a": [{"b": {"gt$": 1}}]})
-    assert not jsonmatch.has_matchers("$regex")
+    assert jsonmatch.has_matchers({"a": [{"b": {"gt$": 1}}]}) is False
+    assert jsonmatch.has_matchers("$regex") is False

@@ -37,13 +37,16 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.util.jsonvalue import MISSING, equal, pointer, show
 
-Direction = Literal["exact", "partial", "subset"]
-Test = Callable[[Any, Direction], bool]
-Where = tuple[str | int, ...]
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Direction = Literal["exact", "partial", "subset"]
+    Test = Callable[[Any, Direction], bool]
+    Where = tuple[str | int, ...]
 
 TYPES = ("string", "number", "integer", "boolean", "null", "object", "array")
 """The JSON types ``$type`` names."""
@@ -78,14 +81,8 @@ class PatternError(ValueError):
         self.message = message
 
 
-class _Ignored:
-    """An object key whose value, or absence, does not matter (``ignore`` pointers)."""
-
-    def __repr__(self) -> str:
-        return "IGNORED"
-
-
-IGNORED: Any = _Ignored()
+IGNORED: Any = object()
+"""Stands for an object key whose value, or absence, does not matter (``ignore`` pointers)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -349,16 +346,14 @@ def literal_leaves(
         yield at, pattern
 
 
-def ignoring(pattern: Any, tokens: tuple[str, ...]) -> Any:
-    """``pattern`` with the object key at ``tokens`` ignored: its value, or its
+def ignoring(pattern: dict[str, Any], tokens: tuple[str, ...]) -> dict[str, Any]:
+    """``pattern`` (an object's) with the object key at ``tokens`` ignored: its value, or its
     absence, no longer matters. Raises :class:`PatternError` (``at`` is ``()``) when
     the exact direction means no value could ever be there, or the pattern already
     says what it must be."""
     if not tokens:
         raise PatternError((), "the whole arguments cannot be ignored (use match ignore)")
     *parents, last = tokens
-    if not isinstance(pattern, dict):
-        raise PatternError((), "the step's arguments are not an object")
     copy = dict(pattern)
     node = copy
     for depth, token in enumerate(parents):
