@@ -77,16 +77,27 @@ def pattern_label(pattern: CallPattern) -> str:
 
 
 def implied(pattern: CallPattern, step: CallPattern) -> bool:
-    """Whether every call ``step`` can pair with fits ``pattern``: its tool is a
-    plain name the pattern accepts, and the pattern ignores the arguments or the
-    step fixes them exactly (no matcher, nothing ignored) to values it accepts."""
-    if "*" in step.tool or not name_matcher(pattern.tool)(step.tool):
-        return False
-    if pattern.matching == "ignore":
-        return True
-    if step.matching != "exact" or expected_arguments(step) is not step.arguments:
-        return False
-    return argument_test(pattern, expected_arguments(pattern))(step.arguments or {})
+    """Whether every call ``step`` can pair with fits ``pattern``: the step names a
+    plain tool the pattern accepts, and the pattern ignores the arguments, or the
+    step fixes them without a matcher, to values the pattern accepts, either
+    exactly or (``partial``, or ``exact`` with ``ignore``) as a floor the call may
+    add keys to, which a ``partial`` or ``paths`` pattern still accepts."""
+    from zeroclaw_eval.util.jsonmatch import has_matchers
+
+    fixed = step.arguments is not None and not has_matchers(step.arguments)
+    exactly = fixed and step.matching == "exact" and not step.ignore
+    at_least = fixed and step.matching in ("exact", "partial")
+    return (
+        "*" not in step.tool
+        and name_matcher(pattern.tool)(step.tool)
+        and (
+            pattern.matching == "ignore"
+            or (
+                (exactly or (at_least and pattern.matching in ("partial", "paths")))
+                and argument_test(pattern, expected_arguments(pattern))(step.arguments or {})
+            )
+        )
+    )
 
 
 class ToolCallsForbidden(Family[list[ForbiddenCall]]):
