@@ -488,6 +488,7 @@ FLOORS = {
     "tool_arguments_contain": {"tool_arguments_contain": [{"tool": "echo", "needle": "h"}]},
     "tool_call_status": {"tool_call_status": [{"tool": "echo", "status": "succeeded"}]},
     "required_step": {"tool_sequence": steps("calls_include", ECHO)},
+    "tool_call_counts_min": {"tool_call_counts": {"ech*": {"min": 1}}},
 }
 
 
@@ -515,6 +516,19 @@ def test_a_turn_floor_admits_only_among_in_that_turn(registry: Registry, replay:
         ]
     )
     admit_data(fixture, registry, replay, source="case.json")
+    # A required step anywhere in the case leaves turn 0 free to call nothing.
+    fixture["expects"]["tool_sequence"][1].pop("turn")
+    with pytest.raises(AdmissionError, match="calls no tool in turn 0, and nothing else"):
+        admit_data(fixture, registry, replay, source="case.json")
+    # Nor does a restriction count as a floor, nor a max.
+    fixture = expects(
+        tool_sequence=steps("calls_only_among", MAYBE),
+        tool_call_counts={"echo": {"max": 1}},
+        max_tool_calls=1,
+        tools_not_used=["shell"],
+    )
+    with pytest.raises(AdmissionError, match="nothing else in the case needs a call"):
+        admit_data(fixture, registry, replay, source="case.json")
 
 
 def test_paths_without_arguments_are_refused_once_for_the_arguments(

@@ -216,7 +216,7 @@ def _entry_problems(
         if mode != "calls_only_among":
             why = "a run that calls no tool passes; make at least one step required"
             yield Problem((*at, "steps"), f"every step is optional: {why}")
-        elif not _floors(expects, entry):
+        elif not _has_floor(expects, entry):
             # Only among these is a restriction: it certifies something only when
             # something else makes a run that calls nothing fail.
             scope = "" if entry.turn is None else f" in turn {entry.turn}"
@@ -253,24 +253,26 @@ def _entry_problems(
             )
 
 
-def _floors(expects: Mapping[str, Any], entry: SequenceEntry) -> list[str]:
-    """What else in the case makes a run with no call (in the entry's turn) fail."""
-    floors = [
-        f"tool_sequence entry with a required step{'' if other.turn is None else ' in that turn'}"
+def _has_floor(expects: Mapping[str, Any], entry: SequenceEntry) -> bool:
+    """Whether something else in the case makes a run with no call (in the entry's
+    turn) fail: a required step of another entry in that scope, or, for the whole
+    case, a bound or a tool some entry needs called."""
+    if any(
+        other.turn == entry.turn and not all(step.optional for step in other.steps)
         for other in expects.get(ToolSequence.name, ())
-        if other.turn == entry.turn and any(not step.optional for step in other.steps)
-    ]
+    ):
+        return True
     if entry.turn is not None:
-        return floors  # a call in another turn leaves this one empty
+        return False  # a call in another turn leaves this one empty
     from zeroclaw_eval.builtin.tools import EXACT, needed_tools, required_calls
 
-    need = required_calls(expects)
-    floors += [need[1]] if need is not None else []
-    floors += [f"{EXACT}={expects[EXACT]}"] if expects.get(EXACT) else []
-    floors += [f"{family} naming {tool!r}" for tool, family in needed_tools(expects)]
     counts = expects.get("tool_call_counts") or {}
-    floors += [f"tool_call_counts {tool} min" for tool, bounds in counts.items() if bounds.min]
-    return floors
+    return bool(
+        required_calls(expects)
+        or expects.get(EXACT)
+        or needed_tools(expects)
+        or any(bounds.min for bounds in counts.values())
+    )
 
 
 def _needed_elsewhere(
