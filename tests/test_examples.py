@@ -153,7 +153,7 @@ UNCERTIFIABLE = ("all_tools_succeeded", "tool_arguments_contain")
 def without_arguments(sequence: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``tool_sequence`` entries comparing no arguments: the order of the calls is still
     graded for an agent with tools of its own, the arguments it dispatched are not."""
-    unread = ("arguments", "match", "paths")
+    unread = ("arguments", "match", "paths", "ignore")
     return [
         {
             **entry,
