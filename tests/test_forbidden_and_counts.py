@@ -76,6 +76,16 @@ VERDICTS: dict[str, tuple[list[list[list[Call]]], dict[str, Any], dict[str, tupl
             )
         },
     ),
+    "delete_between_two_searches": (
+        [[[("search", {"q": "a"})], [("delete", {"id": 1})], [("search", {"q": "b"})]]],
+        {"tool_calls_forbidden": [DELETE_AFTER_SEARCH], "min_tool_calls": 1},
+        {
+            "tool_calls_forbidden: delete after search": (
+                False,
+                "1 forbidden call: delete[0] (turn 0, call 1) (after search[0] (turn 0, call 0))",
+            )
+        },
+    ),
     "delete_after_another_search": (
         [[[("search", {"q": "a"})], [("delete", {"id": 1})]]],
         {
@@ -290,6 +300,15 @@ REFUSALS: dict[str, tuple[dict[str, Any], str, str]] = {
         ),
         f"{COUNTS}.echo.max=1",
         "contradicts tool_arguments_contain echo, which needs at least 2 calls to echo",
+    ),
+    "counts_max_below_the_largest_need": (
+        expects(
+            tool_call_counts={"echo": {"max": 1}},
+            tools_used=["echo"],
+            tool_sequence=[{"mode": "in_order", "steps": [{"tool": "echo"}, {"tool": "echo"}]}],
+        ),
+        f"{COUNTS}.echo.max=1",
+        "contradicts tool_sequence[0], which needs at least 2 calls to echo",
     ),
     "counts_max_zero_beside_tools_used": (
         expects(tool_call_counts={"echo": {"max": 0}}, tools_used=["echo"]),
