@@ -164,3 +164,65 @@ def test_a_plugin_failing_to_take_its_settings_stops_the_run_naming_it(tmp_path:
     assert result.stderr == (
         "Error: plugin 'picky' failed taking its settings: RuntimeError: greeting too polite\n"
     )
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    level: int
+
+
+class Bare(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def declaring(name: str, model: type[BaseModel]) -> object:
+    class Declares:
+        @hookimpl
+        def zeroclaw_eval_register_settings(self, register: Callable[..., None]) -> None:
+            register(model, lambda settings: None)
+
+    plugin = Declares()
+    plugin.__name__ = name  # type: ignore[attr-defined]
+    return plugin
+
+
+@pytest.mark.parametrize(
+    ("table", "plugins", "says"),
+    [
+        # the second table is refused though the first is a plugin's
+        (
+            "[eval.plugins.strict]\nlevel = 1\n[eval.plugins.other]\nx = 1\n",
+            ("strict",),
+            "eval.plugins.other: no loaded plugin named 'other' has settings "
+            "(plugins with settings: strict)",
+        ),
+        (
+            "[eval.plugins.other]\nx = 1\n",
+            (),
+            "eval.plugins.other: no loaded plugin named 'other' has settings "
+            "(plugins with settings: none)",
+        ),
+        # a required key missing is named without a value
+        (
+            "[eval.plugins.strict]\n",
+            ("strict",),
+            "eval.plugins.strict.level: required key is missing",
+        ),
+        (
+            "[eval.plugins.bare]\nx = 1\n",
+            ("bare",),
+            "eval.plugins.bare.x=1: unknown key (known keys: none)",
+        ),
+    ],
+    ids=["second-unknown", "none-declared", "required-missing", "no-keys"],
+)
+def test_every_table_is_held_to_its_plugin(
+    tmp_path: Path, table: str, plugins: tuple[str, ...], says: str
+) -> None:
+    models = {"strict": Strict, "bare": Bare}
+    loaded = [declaring(name, models[name]) for name in plugins]
+    config = project(tmp_path, table)
+    result = run_cli(["eval", "run", "--config", config], *loaded)
+    assert result.exit_code == 1, result.stdout
+    assert result.stderr == f"Error: {config}: {says}\n"

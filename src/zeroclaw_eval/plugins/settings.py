@@ -70,6 +70,6 @@ def _refusal(
     else:
         message = describe(error, value)
     field = loaded.field(f"plugins.{name}.{dotted(error['loc'])}")
-    if value is not MISSING and (text := shown(value)) is not None:
+    if (text := shown(value)) is not None:  # none for MISSING
         field += f"={text}"
     return f"{field}: {message}"
