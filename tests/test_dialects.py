@@ -9,7 +9,14 @@ from __future__ import annotations
 import pytest
 
 from zeroclaw_eval.agents.dialect import CHAT, Dialect, Shown
-from zeroclaw_eval.builtin.dialects import AG2, PYDANTIC_AI, SMOLAGENTS, SMOLAGENTS_CODE
+from zeroclaw_eval.builtin.dialects import (
+    AG2,
+    GOOGLE_ADK,
+    PYDANTIC_AI,
+    SMOLAGENTS,
+    SMOLAGENTS_CODE,
+    VERCEL_AI,
+)
 
 OK = Shown("call_1", "city", "Paris: 2.1 million", True)
 FAILED = Shown("call_1", "city", "no such city: Atlantis", False)
@@ -162,6 +169,50 @@ def test_ag2_shows_a_served_result_as_the_toolkits_tuple_and_an_error_framed() -
     assert AG2.shows("Error: Tool call failed: no such city: Atlantis", failed)
     assert not AG2.shows("('no such city: Atlantis', None)", failed)
     assert AG2.read_result("('hello', None)", "call_1", "echo") == "hello"
+
+
+def test_vercel_ai_shows_a_served_result_or_error_as_the_json_of_its_content_blocks() -> None:
+    # As the AI SDK 7 writes them (examples/agents/vercel_ai/README.md): the same
+    # form for an MCP error as for a success, JSON as JavaScript writes it.
+    hello = Shown("call_1", "echo", "hello", True)
+    assert VERCEL_AI.shows('[{"type":"text","text":"hello"}]', hello)
+    assert not VERCEL_AI.shows("hello", hello)
+    assert not VERCEL_AI.shows('[{"type":"text","text":"hello (cached fallback)"}]', hello)
+    quoted = Shown("call_1", "echo", 'say "é"\nnow', True)
+    assert VERCEL_AI.shows('[{"type":"text","text":"say \\"é\\"\\nnow"}]', quoted)
+    failed = Shown("call_2", "city_lookup", "no such city: Atlantis", False)
+    assert VERCEL_AI.shows('[{"type":"text","text":"no such city: Atlantis"}]', failed)
+    assert not VERCEL_AI.shows('[{"type":"text","text":"ok, done"}]', failed)
+    assert not VERCEL_AI.shows("no such city: Atlantis", failed)
+    # Its own tools' results are plain text, read as they are.
+    assert VERCEL_AI.read_result("Error: no such city: Atlantis", "call_1", "x") == (
+        "Error: no such city: Atlantis"
+    )
+    assert VERCEL_AI.read_result('[{"type":"text","text":"5"}]', "call_1", "add") == "5"
+
+
+def test_google_adk_shows_an_mcp_result_as_its_call_tool_result_with_the_error_flag() -> None:
+    # As ADK 2.13 on LiteLlm writes them (examples/agents/google_adk/README.md):
+    # Python's json.dumps, non-ASCII kept; the flag tells a success from an error.
+    hello = Shown("call_1", "echo", "hello", True)
+    shown = '{"content": [{"type": "text", "text": "hello"}], "isError": false}'
+    assert GOOGLE_ADK.shows(shown, hello)
+    assert not GOOGLE_ADK.shows("hello", hello)
+    assert not GOOGLE_ADK.shows(shown.replace("false", "true"), hello)
+    assert GOOGLE_ADK.shows(
+        '{"content": [{"type": "text", "text": "é"}], "isError": false}',
+        Shown("call_1", "echo", "é", True),
+    )
+    failed = Shown("call_2", "city_lookup", "no such city: Atlantis", False)
+    error = '{"content": [{"type": "text", "text": "no such city: Atlantis"}], "isError": true}'
+    assert GOOGLE_ADK.shows(error, failed)
+    # An error shown as a success, or with text added, is not the result.
+    assert not GOOGLE_ADK.shows(error.replace("true", "false"), failed)
+    assert not GOOGLE_ADK.shows(error.replace("Atlantis", "Atlantis (cached)"), failed)
+    assert not GOOGLE_ADK.shows('{"result": "no such city: Atlantis"}', failed)
+    # A function tool's text comes wrapped by ADK, and is read without the wrapping.
+    assert GOOGLE_ADK.read_result('{"result": "5"}', "call_1", "add") == "5"
+    assert GOOGLE_ADK.read_result(shown, "call_1", "echo") == "hello"
 
 
 def test_the_built_in_dialects_say_how_their_stacks_answer_and_call() -> None:

@@ -56,6 +56,7 @@ def test_there_are_hooks() -> None:
         "zeroclaw_eval_register_families",
         "zeroclaw_eval_register_formatters",
         "zeroclaw_eval_register_modes",
+        "zeroclaw_eval_register_settings",
         "zeroclaw_eval_register_tools",
     ]
 
@@ -108,8 +109,12 @@ def test_each_hook_is_called_once_in_documented_order() -> None:
         def zeroclaw_eval_register_dialects(self) -> None:
             calls.append("dialects")
 
+        @hookimpl
+        def zeroclaw_eval_register_settings(self) -> None:
+            calls.append("settings")
+
     make_registry(Recorder())
-    assert calls == ["families", "formatters", "modes", "tools", "agents", "dialects"]
+    assert calls == ["families", "formatters", "modes", "tools", "agents", "dialects", "settings"]
 
 
 # --- one test per hook --------------------------------------------------------------
@@ -328,3 +333,41 @@ def test_hook_zeroclaw_eval_register_dialects(tmp_path: Path) -> None:
     assert "eval.agent.dialect='bracketed': unknown dialect (known dialects: ag2, chat," in stderr
     listed = run_cli(["eval", "plugins"], EveryHook()).stdout
     assert "dialects: bracketed" in listed
+
+
+def test_hook_zeroclaw_eval_register_settings(tmp_path: Path) -> None:
+    # The plugin's table reaches the plugin, validated: here a formatter's greeting.
+    from pydantic import BaseModel, ConfigDict
+
+    class Greeting(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        word: str = "hi"
+
+    class Greeter(Formatter):
+        name = "greeter"
+        word = "unset"
+
+        def render(self, report: SuiteReport) -> str:
+            return f"{self.word}, {len(report.cases)} cases\n"
+
+    greeter = Greeter()
+
+    class Plugin:
+        __name__ = "greeter"
+
+        @hookimpl
+        def zeroclaw_eval_register_formatters(self, register: Callable[..., None]) -> None:
+            register(greeter)
+
+        @hookimpl
+        def zeroclaw_eval_register_settings(self, register: Callable[..., None]) -> None:
+            register(Greeting, lambda settings: setattr(greeter, "word", settings.word))
+
+    suite = tmp_path / "suite"
+    write_fixture(suite, fixture({"response_contains": ["hi"]}, response="hi"))
+    config = tmp_path / "zeroclaw.toml"
+    config.write_text('[eval.plugins.greeter]\nword = "bonjour"\n', encoding="utf-8")
+    result = run_cli(
+        ["eval", "run", "--suite", suite, "--config", config, "--format", "greeter"], Plugin()
+    )
+    assert (result.exit_code, result.stdout) == (0, "bonjour, 1 cases\n"), result.stderr

@@ -29,8 +29,11 @@ with the stack's pinned ``requirements.txt`` and this project (editable), or run
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,31 +114,57 @@ def stacks() -> list[Stack]:
     return found
 
 
+#: Environments made at once: pip mostly waits on downloads and unpacking.
+PARALLEL_INSTALLS = 3
+
+
 def install(names: list[str]) -> None:
-    """Make the environments of the stacks named (every one when none is)."""
+    """Make the environments of the stacks named (every one when none is), a few at a
+    time; each says when it starts and ends, and a failure stops with its output."""
     chosen = [stack for stack in stacks() if not names or stack.name in names]
     missing = set(names) - {stack.name for stack in chosen}
     if missing:
         raise SystemExit(f"no such stack: {', '.join(sorted(missing))}")
-    made: set[str] = set()
+    jobs: dict[str, list[list[str]]] = {}
+    where: dict[str, Path] = {}
     for stack in chosen:
         if stack.env == NODE:
-            print(f"matrix: npm ci in {stack.directory.relative_to(PROJECT)}", flush=True)
-            subprocess.run(
-                ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=stack.directory,
-                check=True,
-            )
+            npm = ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]
+            label = f"npm ci in {stack.directory.relative_to(PROJECT)}"
+            jobs[label], where[label] = [npm], stack.directory
             continue
-        if stack.env in made or stack.zeroclaw.exists():
+        label = f".matrix/{stack.env}"
+        if label in jobs or stack.zeroclaw.exists():
             continue
-        made.add(stack.env)
         requirements = stack.directory / "requirements.txt"
-        print(f"matrix: making .matrix/{stack.env} from {requirements.relative_to(PROJECT)}")
-        sys.stdout.flush()
-        subprocess.run([sys.executable, "-m", "venv", str(stack.environment)], check=True)
         pip = [str(stack.environment / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        subprocess.run([*pip, "-r", str(requirements), "-e", str(PROJECT)], check=True)
+        jobs[label] = [
+            [sys.executable, "-m", "venv", str(stack.environment)],
+            [*pip, "-r", str(requirements), "-e", str(PROJECT)],
+        ]
+        where[label] = PROJECT
+    with ThreadPoolExecutor(PARALLEL_INSTALLS) as pool:
+        done = {
+            label: pool.submit(_make, label, commands, where[label])
+            for label, commands in jobs.items()
+        }
+        failed = [label for label, future in done.items() if not future.result()]
+    if failed:
+        raise SystemExit(f"matrix: could not make {', '.join(failed)}")
+
+
+def _make(label: str, commands: list[list[str]], cwd: Path) -> bool:
+    """Run ``commands`` in turn; print the output of the first that fails."""
+    print(f"matrix: making {label}", flush=True)
+    started = time.monotonic()
+    for command in commands:
+        result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"matrix: {label}: {' '.join(command[:4])}... exited {result.returncode}")
+            print(result.stdout + result.stderr, flush=True)
+            return False
+    print(f"matrix: made {label} in {time.monotonic() - started:.0f} s", flush=True)
+    return True
 
 
 def main(argv: list[str]) -> int:
@@ -157,4 +186,8 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # `matrix.py list | head`: the reader left, not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

@@ -290,6 +290,10 @@ class EvalConfig(BaseModel):
     (capability, live) turn it off; the regression gate never does."""
     live: LiveConfig = Field(default_factory=LiveConfig.model_construct)
     """The ``[eval.live]`` table, read by the ``live`` mode."""
+    plugins: dict[str, dict[str, Any]] = {}
+    """Each plugin's own table, ``[eval.plugins.NAME]``: validated against the settings
+    model the plugin registers, and handed to that plugin only, when a run opens
+    (:mod:`zeroclaw_eval.plugins.settings`)."""
     allowed_tools: list[NonEmptyStr] | None = None
     """The only registered tools offered to the agent and dispatched (served, for an
     agent served its tools), in every mode (unset: every registered tool); a call to

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from zeroclaw_eval.agents.base import AgentUnderTest
     from zeroclaw_eval.agents.dialect import Dialect
     from zeroclaw_eval.grading.family import Family
@@ -97,4 +99,20 @@ def zeroclaw_eval_register_dialects(register: Callable[[Dialect], None]) -> None
     selects (default ``chat``); the harness reads a bridged agent's calls and results
     from the wire, and pairs them with what it dispatched over MCP, the way the
     dialect says.
+    """
+
+
+@hookspec
+def zeroclaw_eval_register_settings(
+    register: Callable[[type[BaseModel], Callable[[BaseModel], None]], None],
+) -> None:
+    """Declare this plugin's settings: call ``register(model, configure)`` once.
+
+    ``model`` is a pydantic model class: the plugin's own table of the configuration,
+    ``[eval.plugins.NAME]`` (``NAME`` the plugin's name, as ``zeroclaw eval plugins``
+    lists it), is validated against it when a run opens, as strictly as ``[eval]``
+    (give the model ``extra="forbid"`` to refuse unknown keys), and an error names the
+    file and the key. ``configure(settings)`` is then called once with the validated
+    model (its defaults when the table is absent), before anything runs: the table
+    reaches that plugin only.
     """

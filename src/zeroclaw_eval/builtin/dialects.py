@@ -66,7 +66,43 @@ AG2 = Dialect(
 )
 
 
+#: The AI SDK's MCP client hands the model an MCP result's content blocks; its Chat
+#: Completions providers send them as the blocks' JSON, and drop the isError flag.
+_AI_SDK_MCP_TEXT = '[{"type":"text","text":{result|json}}]'
+
+VERCEL_AI = Dialect(
+    "vercel-ai",
+    "the Vercel AI SDK (ai, @ai-sdk/openai-compatible or @ai-sdk/openai chat models) "
+    'with @ai-sdk/mcp: each result in a role "tool" message; an MCP result, error or '
+    'not, as the JSON of its content blocks, [{"type":"text","text":"..."}]',
+    success=(_AI_SDK_MCP_TEXT,),
+    error=(_AI_SDK_MCP_TEXT,),
+)
+
+
+GOOGLE_ADK = Dialect(
+    "google-adk",
+    'Google ADK\'s LlmAgent on LiteLlm: each result in a role "tool" message, as the JSON '
+    "of ADK's function response: an MCP result as its CallToolResult, "
+    '{"content": [...], "isError": false} (true for an error); a function tool\'s '
+    'text as {"result": "..."}',
+    success=(
+        '{"content": [{"type": "text", "text": {result|json}}], "isError": false}',
+        '{"result": {result|json}}',
+    ),
+    error=('{"content": [{"type": "text", "text": {result|json}}], "isError": true}',),
+)
+
+
 @hookimpl
 def zeroclaw_eval_register_dialects(register: Callable[[Dialect], None]) -> None:
-    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2):
+    for dialect in (
+        CHAT,
+        SMOLAGENTS,
+        SMOLAGENTS_CODE,
+        PYDANTIC_AI,
+        AG2,
+        VERCEL_AI,
+        GOOGLE_ADK,
+    ):
         register(dialect)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import pluggy
+from pydantic import BaseModel
 
 from zeroclaw_eval.agents.base import AgentUnderTest
 from zeroclaw_eval.agents.dialect import Dialect
@@ -56,6 +57,9 @@ class Registry:
     dialects: Mapping[str, Registered[Dialect]] = field(default_factory=dict)
     blocked: tuple[str, ...] = ()
     """The plugins that were blocked, never loaded: whatever they provide is missing."""
+    settings: Mapping[str, Registered[PluginSettings]] = field(default_factory=dict)
+    """Each plugin's settings model and the callable its validated table goes to,
+    by plugin name (``[eval.plugins.NAME]``)."""
 
     @classmethod
     def from_plugin_manager(cls, pm: pluggy.PluginManager) -> Registry:
@@ -96,7 +100,12 @@ class Registry:
             dialect = _one_named(args, Dialect, "dialect", plugin)
             _add(dialects, "dialect", dialect.name, dialect, plugin)
         blocked = tuple(sorted(name for name, plugin in pm.list_name_plugin() if plugin is None))
-        return cls(families, formatters, modes, tools, agents, dialects, blocked)
+        settings: dict[str, Registered[PluginSettings]] = {}
+        for plugin, args in _each(pm, "zeroclaw_eval_register_settings"):
+            if plugin in settings:
+                raise PluginLoadError(f"plugin {plugin!r} registered its settings twice")
+            settings[plugin] = Registered(plugin, _settings(args, plugin), plugin)
+        return cls(families, formatters, modes, tools, agents, dialects, blocked, settings)
 
     def family(self, name: str) -> Registered[Family[Any]] | None:
         """The family a fixture's ``expects`` key names, if one is registered."""
@@ -156,6 +165,30 @@ def _each(pm: pluggy.PluginManager, hook_name: str) -> list[tuple[str, tuple[Any
                 f"plugin {plugin!r} failed in {hook_name}: {type(exc).__name__}: {exc}"
             ) from exc
     return found
+
+
+@dataclass(frozen=True)
+class PluginSettings:
+    """What a plugin declared of its settings: the model its table is validated
+    against, and the callable the validated model is handed to."""
+
+    model: type[BaseModel]
+    configure: Callable[[BaseModel], None]
+
+
+def _settings(args: tuple[Any, ...], plugin: str) -> PluginSettings:
+    model = args[0] if args else None
+    if (
+        len(args) != 2
+        or not isinstance(model, type)
+        or not issubclass(model, BaseModel)
+        or not callable(args[1])
+    ):
+        raise PluginLoadError(
+            f"plugin {plugin!r} registered settings as {args!r}; expected "
+            "register(model, configure) with a pydantic model class and a callable"
+        )
+    return PluginSettings(model, args[1])
 
 
 def _one_named(args: tuple[Any, ...], kind: type, label: str, plugin: str) -> Any:

@@ -137,6 +137,7 @@ class Session:
         """Read the configuration (``config``, else the one found from ``cwd``
         upwards), then load the plugins: the built-ins, ``plugins``, and the entry
         points unless ``load_entry_points`` is false; ``blocked`` are never imported.
+        Each plugin that declared settings is handed its ``[eval.plugins.NAME]`` table.
 
         Raises :class:`~zeroclaw_eval.errors.ConfigError` and
         :class:`~zeroclaw_eval.errors.PluginLoadError`.
@@ -148,7 +149,12 @@ class Session:
             load_entry_points=load_entry_points,
             environ=environ,
         )
-        return cls(loaded, Registry.from_plugin_manager(pm), pm, cwd=cwd)
+        registry = Registry.from_plugin_manager(pm)
+        if loaded.config.plugins or registry.settings:  # else nothing to hand or refuse
+            from zeroclaw_eval.plugins.settings import configure_plugins
+
+            configure_plugins(loaded, registry)
+        return cls(loaded, registry, pm, cwd=cwd)
 
     # --- what names and settings resolve to --------------------------------------
 

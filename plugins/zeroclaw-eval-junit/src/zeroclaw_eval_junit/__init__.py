@@ -26,9 +26,11 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import PurePosixPath
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from zeroclaw_eval import CaseReport, Formatter, SuiteReport, hookimpl
 
-__all__ = ["JunitFormatter", "classname", "xml_attr", "xml_safe", "xml_text"]
+__all__ = ["JunitFormatter", "JunitSettings", "classname", "xml_attr", "xml_safe", "xml_text"]
 
 
 @cache
@@ -170,12 +172,30 @@ def _warnings(case: CaseReport) -> list[str]:
     return [f"      <system-err>{xml_text(chr(10).join(case.warnings))}</system-err>"]
 
 
+class JunitSettings(BaseModel):
+    """The plugin's table, ``[eval.plugins.junit]``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    suite_name: str | None = Field(None, min_length=1)
+    """The ``name`` of the ``<testsuite>`` the report holds (default: the suite's
+    directory, as the run names it), for CI views that group reports by it."""
+
+
 class JunitFormatter(Formatter):
     """JUnit XML for CI test-report views; the document is the only thing on stdout."""
 
     name = "junit"
     description = "JUnit XML (one testsuite, one testcase per case)"
     machine_readable = True
+
+    def __init__(self) -> None:
+        self.settings = JunitSettings()
+
+    def configure(self, settings: BaseModel) -> None:
+        """Take the run's ``[eval.plugins.junit]`` table, validated."""
+        assert isinstance(settings, JunitSettings)
+        self.settings = settings
 
     def render(self, report: SuiteReport) -> str:
         cases = list(report.cases)
@@ -207,7 +227,7 @@ class JunitFormatter(Formatter):
         lines = [
             '<?xml version="1.0" encoding="UTF-8"?>',
             f'<testsuites name="zeroclaw-eval" {counts}>',
-            f"  <testsuite {_attrs(name=report.suite or 'zeroclaw-eval')} {counts}>",
+            f"  <testsuite {_attrs(name=self._suite_name(report))} {counts}>",
             "    <properties>",
             f"      <property {_attrs(name='mode', value=report.mode)} />",
             f"      <property {_attrs(name='repeats', value=str(report.repeats))} />",
@@ -218,7 +238,21 @@ class JunitFormatter(Formatter):
         ]
         return "\n".join(lines) + "\n"
 
+    def _suite_name(self, report: SuiteReport) -> str:
+        return self.settings.suite_name or report.suite or "zeroclaw-eval"
+
+
+#: The plugin's one formatter: its settings are handed to it when a run opens.
+FORMATTER = JunitFormatter()
+
 
 @hookimpl
 def zeroclaw_eval_register_formatters(register: Callable[[Formatter], None]) -> None:
-    register(JunitFormatter())
+    register(FORMATTER)
+
+
+@hookimpl
+def zeroclaw_eval_register_settings(
+    register: Callable[[type[BaseModel], Callable[[BaseModel], None]], None],
+) -> None:
+    register(JunitSettings, FORMATTER.configure)
