@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import PROJECT
-from .test_trend_page import chromium
+from .test_trend_page import headless_chromium
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
 
@@ -39,7 +40,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The site built strictly into a temporary directory, served on 127.0.0.1."""
     out = tmp_path_factory.mktemp("site")
     built = subprocess.run(
-        [mkdocs(), "build", "--strict", "--quiet", "--site-dir", str(out)],
+        [mkdocs(), "build", "--strict", "--site-dir", str(out)],
         cwd=PROJECT,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
         capture_output=True,
@@ -59,6 +60,39 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.server_close()
 
 
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[a page](how-to/no-such-page.md)",
+        "[an anchor](how-to/ci.md#no-such-heading)",
+        "[a repository file](../examples/no-such-file.py)",
+    ],
+)
+def test_the_strict_build_fails_on_a_broken_link(link: str, tmp_path: Path) -> None:
+    """What CI relies on: a link to nothing fails the build (and ``--quiet`` would hide
+    the warning from strict mode, so neither .ci/run nor this test passes it)."""
+    for entry in PROJECT.iterdir():
+        if entry.name not in {"docs", ".git", ".venv", "site"}:
+            (tmp_path / entry.name).symlink_to(entry)
+    shutil.copytree(PROJECT / "docs", tmp_path / "docs")
+    with (tmp_path / "docs" / "index.md").open("a", encoding="utf-8") as page:
+        page.write(f"\n{link}\n")
+    built = subprocess.run(
+        [mkdocs(), "build", "--strict", "--site-dir", str(tmp_path / "out")],
+        cwd=tmp_path,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert built.returncode == 1, built.stderr[-2000:]
+    assert re.search(r"Aborted with \d+ warnings in strict mode!", built.stdout + built.stderr)
+    ci = (PROJECT / ".ci" / "run").read_text(encoding="utf-8")
+    (line,) = [line for line in ci.splitlines() if "mkdocs build" in line]
+    assert "--strict" in line.split() and not {"-q", "--quiet"} & set(line.split())
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -67,16 +101,8 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 def screenshot(url: str, out: Path, profile: Path) -> Path:
     result = subprocess.run(
         [
-            chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
+            *headless_chromium(profile),
             "--hide-scrollbars",
-            f"--user-data-dir={profile}",
             "--window-size=1280,900",
             f"--screenshot={out}",
             url,
