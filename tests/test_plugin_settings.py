@@ -146,3 +146,21 @@ def test_settings_registered_wrongly_stop_the_run_naming_the_plugin(
     result = run_cli(["eval", "run", "--config", project(tmp_path, "")], Wrong())
     assert result.exit_code == 1
     assert f"plugin 'wrong' {says}" in result.stderr
+
+
+def test_a_plugin_failing_to_take_its_settings_stops_the_run_naming_it(tmp_path: Path) -> None:
+    def refuse(settings: BaseModel) -> None:
+        raise RuntimeError("greeting too polite")
+
+    class Picky:
+        __name__ = "picky"
+
+        @hookimpl
+        def zeroclaw_eval_register_settings(self, register: Callable[..., None]) -> None:
+            register(Seen, refuse)
+
+    result = run_cli(["eval", "run", "--config", project(tmp_path, "")], Picky())
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: plugin 'picky' failed taking its settings: RuntimeError: greeting too polite\n"
+    )
