@@ -74,7 +74,8 @@ class LiveConfig(BaseModel):
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     """The sampling temperature sent with every request."""
     max_tokens: int | None = Field(None, ge=1)
-    """The most tokens one reply may have (sent only when set)."""
+    """The most tokens one reply may have (sent only when set). A reply cut off there
+    (``finish_reason`` ``length``) is a run error saying so, not an opaque timeout."""
     seed: int | None = None
     """The sampling seed (sent only when set; servers that support it repeat themselves)."""
     stop: list[NonEmptyStr] | None = None
@@ -83,8 +84,9 @@ class LiveConfig(BaseModel):
     """More request fields, sent as given (``top_k``, ``repeat_penalty``...); they may
     not set a field the harness sends itself."""
     allowed_tools: list[NonEmptyStr] | None = None
-    """The only tools offered to the agent and dispatched, in replay and live alike
-    (unset: every registered tool); a call to another one fails."""
+    """The older place of ``[eval] allowed_tools``, read the same way (setting both is
+    an error): the only tools offered to the agent and dispatched, in replay and live
+    alike (unset: every registered tool); a call to another one fails."""
 
     @field_validator("base_url")
     @classmethod
@@ -184,9 +186,12 @@ class AgentTable(BaseModel):
     model_config = _MODEL_CONFIG
 
     factory: str | None = Field(None, min_length=1)
-    """``module:callable`` called as ``factory(base_url=, api_key=, workspace=)`` per case."""
+    """``module:callable`` called as ``factory(base_url=, api_key=, workspace=)`` (and
+    ``mcp_url=`` with ``tools = "served"``) once per case attempt: a Python agent,
+    in-process. Give exactly one of ``factory`` and ``command``."""
     command: list[NonEmptyStr] | None = Field(None, min_length=1)
-    """The argv of the agent process, started once per case in the case workspace."""
+    """The argv of the agent process (any language), started once per case attempt in
+    the case workspace."""
     env: dict[str, str] = {}
     """Variables added to the agent process's environment (``command`` only)."""
     grace_s: float = Field(DEFAULT_AGENT_GRACE_S, gt=0, allow_inf_nan=False)
