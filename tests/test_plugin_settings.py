@@ -170,6 +170,7 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     level: int
+    label: str = "x"
 
 
 class Bare(BaseModel):
@@ -199,6 +200,18 @@ def declaring(name: str, model: type[BaseModel]) -> object:
         ),
         (
             "[eval.plugins.other]\nx = 1\n",
+            ("strict", "bare"),
+            "eval.plugins.other: no loaded plugin named 'other' has settings "
+            "(plugins with settings: bare, strict)",
+        ),
+        (
+            "[eval.plugins.strict]\nlevel = 1\nlevl = 2\n",
+            ("strict",),
+            "eval.plugins.strict.levl=2: unknown key (did you mean 'level'?) "
+            "(known keys: level, label)",
+        ),
+        (
+            "[eval.plugins.other]\nx = 1\n",
             (),
             "eval.plugins.other: no loaded plugin named 'other' has settings "
             "(plugins with settings: none)",
@@ -215,7 +228,14 @@ def declaring(name: str, model: type[BaseModel]) -> object:
             "eval.plugins.bare.x=1: unknown key (known keys: none)",
         ),
     ],
-    ids=["second-unknown", "none-declared", "required-missing", "no-keys"],
+    ids=[
+        "second-unknown",
+        "two-declared",
+        "misspelt",
+        "none-declared",
+        "required-missing",
+        "no-keys",
+    ],
 )
 def test_every_table_is_held_to_its_plugin(
     tmp_path: Path, table: str, plugins: tuple[str, ...], says: str
