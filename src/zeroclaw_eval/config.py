@@ -28,6 +28,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.family import NonEmptyStr
@@ -500,23 +501,31 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
         loc = error["loc"]
         if len(loc) > 1 and loc[1] in _UNION_TAGS.get(str(loc[0]), ()):
             error["loc"] = (loc[0], *loc[2:])
-        value: Any = table
-        for part in error["loc"]:
-            if isinstance(value, dict):
-                value = value.get(part, MISSING)
-            elif isinstance(value, list) and isinstance(part, int) and part < len(value):
-                value = value[part]
-            else:
-                value = MISSING
-        if error["type"] == "extra_forbidden":
-            tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
-            table_model = tables.get(error["loc"][0], EvalConfig)
-            known = ", ".join(table_model.model_fields)
-            typo = did_you_mean(str(error["loc"][-1]), table_model.model_fields)
-            message = f"unknown key{typo} (known keys: {known})"
+        tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
+        table_model = tables.get(error["loc"][0], EvalConfig)
+        raise ConfigError(refusal(table, error, table_model, f"{path}: {where}")) from None
+
+
+def refusal(table: Any, error: ErrorDetails, model: type[BaseModel], where: str) -> str:
+    """``where.key=value: why`` for one thing pydantic refused in ``table``: the key's
+    path, the value when it can be shown, and for an unknown key the keys ``model``
+    knows (the closest first, when one is close). Also words a plugin's own table
+    (:mod:`zeroclaw_eval.plugins.settings`)."""
+    value: Any = table
+    for part in error["loc"]:
+        if isinstance(value, dict):
+            value = value.get(part, MISSING)
+        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
         else:
-            message = describe(error, value)
-        field = f"{where}.{dotted(error['loc'])}"
-        if (text := shown(value)) is not None:
-            field += f"={text}"
-        raise ConfigError(f"{path}: {field}: {message}") from None
+            value = MISSING
+    if error["type"] == "extra_forbidden":
+        known = ", ".join(model.model_fields) or "none"
+        typo = did_you_mean(str(error["loc"][-1]), model.model_fields)
+        message = f"unknown key{typo} (known keys: {known})"
+    else:
+        message = describe(error, value)
+    field = f"{where}.{dotted(error['loc'])}"
+    if (text := shown(value)) is not None:
+        field += f"={text}"
+    return f"{field}: {message}"
