@@ -502,7 +502,8 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
         if len(loc) > 1 and loc[1] in _UNION_TAGS.get(str(loc[0]), ()):
             error["loc"] = (loc[0], *loc[2:])
         tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
-        table_model = tables.get(error["loc"][0], EvalConfig)
+        # A model-wide refusal (two keys that contradict each other) has no location.
+        table_model = tables.get(error["loc"][0], EvalConfig) if error["loc"] else EvalConfig
         raise ConfigError(refusal(table, error, table_model, f"{path}: {where}")) from None
 
 
