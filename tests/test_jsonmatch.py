@@ -8,7 +8,6 @@ it, so that a fixture written before matchers keeps its verdict.
 from __future__ import annotations
 
 import time
-
 from typing import Any
 
 import pytest
