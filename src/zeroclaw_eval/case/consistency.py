@@ -51,15 +51,17 @@ def script_of(
     replies: list[str] = []
     final: str | None = None
     answered = False
+    replied = 0
     for index, turn in enumerate(trace.turns):
         if not turn.steps:
             return None
         for step in turn.steps:
             response = step.response
+            replied += 1
             if isinstance(response, ToolCallsResponse):
                 for call in response.tool_calls:
                     if call.name != dialect.answer_tool:
-                        calls.append(ScriptedCall(index, call.name))
+                        calls.append(ScriptedCall(index, call.name, replied - 1))
                         continue
                     answer = call.arguments.get(dialect.answer_argument or "")
                     final, answered = (answer, True) if isinstance(answer, str) else (None, False)

@@ -20,10 +20,12 @@ from zeroclaw_eval.report.model import plural
 
 @dataclass(frozen=True)
 class ScriptedCall:
-    """One tool call the script makes, in turn ``turn``."""
+    """One tool call the script makes, in turn ``turn``; ``reply`` counts the scripted
+    replies across the run, so calls with one ``reply`` are asked for together."""
 
     turn: int
     name: str
+    reply: int = 0
 
 
 @dataclass(frozen=True)
