@@ -450,7 +450,7 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     candidates = [finder.of(step) for step in entry.steps]
     required = [not step.optional for step in entry.steps]
     blocks = batches(entry) if entry.mode in ORDERED else []
-    if len(blocks) < len(entry.steps):  # some steps are batched
+    if blocks and len(blocks) < len(entry.steps):  # some steps are batched
         pairs = in_order_batched(blocks, candidates, required, calls)
     else:
         pair = alignment.in_order if entry.mode in ORDERED else alignment.any_order
