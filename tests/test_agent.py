@@ -191,7 +191,7 @@ def test_a_failing_call_is_recorded_and_fed_back_naming_the_tool(
     agent = Agent(provider, tools)
     assert agent.run_turn(0, "wipe") == "could not"
     assert agent.record.calls == [
-        RecordedCall(0, "c0", "disk", {"path": "/"}, result, succeeded=False)
+        RecordedCall(0, "c0", "disk", {"path": "/"}, result, succeeded=False, response=0)
     ]
     assert provider.seen[1][-1] == {"role": "tool", "tool_call_id": "c0", "content": result}
     assert agent.record.all_succeeded is False

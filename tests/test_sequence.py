@@ -254,7 +254,10 @@ def test_a_failing_case_fails_its_check_and_shows_the_alignment(
     reported = failing_report[name.replace("_", "-")]
     assert reported["error"] is None
     failed = [c for c in reported["checks"] if not c["passed"]]
-    assert failed == [{"check": check, "passed": False, "detail": detail}]
+    # The trajectory score beside it is pinned in tests/test_trajectory_score.py.
+    assert [{k: v for k, v in c.items() if k != "score"} for c in failed] == [
+        {"check": check, "passed": False, "detail": detail}
+    ]
 
 
 SHIPPED = sorted((PROJECT / "evals" / "regression").glob("sequence_*.json"))

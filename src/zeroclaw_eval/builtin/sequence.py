@@ -460,8 +460,9 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     extra = [p for p in range(len(calls)) if p not in taken] if entry.mode in CLOSED else []
     check = f"{family}: {_entry_label(entry)}"
     view = _View(entry, calls, run, pairs)
+    score = trajectory_score(entry, candidates, len(calls))
     if not missing and not extra:
-        return CheckResult(check, True, view.alignment())
+        return CheckResult(check, True, view.alignment(), score)
     problems = view.unpaired(missing[:SHOWN_PROBLEMS])
     if len(missing) > SHOWN_PROBLEMS:
         problems.append(f"... and {len(missing) - SHOWN_PROBLEMS} more steps with no call")
@@ -471,7 +472,23 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     ]
     if len(extra) > SHOWN_PROBLEMS:
         problems.append(f"... and {len(extra) - SHOWN_PROBLEMS} more extra calls")
-    return CheckResult(check, False, "; ".join([*problems, view.alignment()]))
+    return CheckResult(check, False, "; ".join([*problems, view.alignment()]), score)
+
+
+def trajectory_score(
+    entry: SequenceEntry, candidates: Sequence[Sequence[int]], calls: int
+) -> float:
+    """How close the calls came to the steps, from 0 to 1, whatever the verdict: the
+    F1 of the steps and the calls that pair, the most pairs the mode's order allows
+    (the longest common subsequence in the ordered modes, a largest matching in the
+    others), every step counted, optional or not. 1 when there is neither a step nor
+    a call; never read by the verdict."""
+    from zeroclaw_eval.grading import alignment
+
+    pair = alignment.in_order if entry.mode in ORDERED else alignment.any_order
+    paired = len(pair(candidates, [False] * len(candidates), calls))
+    total = len(candidates) + calls
+    return round(2 * paired / total, 4) if total else 1.0
 
 
 def in_order_batched(

@@ -129,7 +129,8 @@ class Run(NamedTuple):
 
 
 class Attempt(NamedTuple):
-    """One case attempt of a run, with its checks as ``(check, passed, detail)``."""
+    """One case attempt of a run, with its checks as ``(check, passed, detail)`` and
+    the scores of those that have one (:attr:`~zeroclaw_eval.report.model.CheckResult.score`)."""
 
     run_id: int
     case_name: str
@@ -141,6 +142,7 @@ class Attempt(NamedTuple):
     duration_s: float
     input_tokens: int | None
     output_tokens: int | None
+    scores: tuple[float, ...] = ()
 
 
 def verdict(report: SuiteReport) -> str:
@@ -314,7 +316,15 @@ _encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _attempt_row(index: int, case: CaseReport, number: int, attempt: CaseReport) -> tuple[Any, ...]:
-    checks = _encode([[check.check, check.passed, check.detail] for check in attempt.checks])
+    # A check with a score keeps it as a fourth element: older rows have three.
+    checks = _encode(
+        [
+            [check.check, check.passed, check.detail]
+            if check.score is None
+            else [check.check, check.passed, check.detail, check.score]
+            for check in attempt.checks
+        ]
+    )
     return (
         index,
         case.name,
@@ -350,6 +360,7 @@ def _run(row: sqlite3.Row) -> Run:
 
 
 def _attempt(row: sqlite3.Row) -> Attempt:
+    checks = json.loads(row["checks"])
     return Attempt(
         run_id=row["run_id"],
         case_name=row["case_name"],
@@ -357,10 +368,11 @@ def _attempt(row: sqlite3.Row) -> Attempt:
         attempt=row["attempt"],
         passed=bool(row["passed"]),
         error=row["error"],
-        checks=[(str(c), bool(p), str(d)) for c, p, d in json.loads(row["checks"])],
+        checks=[(str(c), bool(p), str(d)) for c, p, d, *_ in checks],
         duration_s=row["duration_s"],
         input_tokens=row["input_tokens"],
         output_tokens=row["output_tokens"],
+        scores=tuple(float(check[3]) for check in checks if len(check) > 3),
     )
 
 

@@ -1,7 +1,8 @@
 """The trend page: one self-contained HTML file drawn from the run history.
 
 The page holds its data as JSON and a small script that draws, in the browser,
-an inline SVG chart of the suite's pass rate per run with its 95 % Wilson band,
+an inline SVG chart of the suite's pass rate per run with its 95 % Wilson band
+(and, dashed, the mean trajectory score of the runs whose checks have one),
 and a grid of cases by runs coloured by outcome (passed, failed, flaky: the
 attempts of one run disagreed), each cell's check messages in its tooltip. No
 network: no external script, style, font or image, and a Content-Security-Policy
@@ -31,6 +32,7 @@ def page_data(suite: str, runs: Sequence[Run], attempts: Sequence[Attempt]) -> d
         mine = by_run.get(run.id, [])
         passes = sum(1 for attempt in mine if attempt.passed)
         low, high = wilson_interval(passes, len(mine))
+        scores = [score for attempt in mine for score in attempt.scores]
         run_rows.append(
             {
                 "id": run.id,
@@ -42,6 +44,8 @@ def page_data(suite: str, runs: Sequence[Run], attempts: Sequence[Attempt]) -> d
                 "low": low,
                 "high": high,
                 "verdict": run.verdict,
+                # The mean trajectory score of the run's checks that have one.
+                "score": round(sum(scores) / len(scores), 4) if scores else None,
             }
         )
         for attempt in mine:
@@ -97,6 +101,7 @@ h2 { font-size: 1.1em; margin-top: 1.2em; }
 #chart .band { fill: #9ecae1; opacity: 0.5; }
 #chart .rate { fill: none; stroke: #08519c; stroke-width: 2; }
 #chart .point { fill: #08519c; }
+#chart .score { fill: none; stroke: #6a51a3; stroke-width: 2; stroke-dasharray: 5 3; }
 #chart .axis { stroke: #888; }
 #chart text { font-size: 11px; fill: #555; }
 table { border-collapse: collapse; margin-top: 1em; }
@@ -142,7 +147,9 @@ failure is listed below the grid.</p>
     return node;
   }
   document.getElementById("summary").textContent =
-    runs.length + " runs, " + data.cases.length + " cases; shaded: 95 % Wilson interval";
+    runs.length + " runs, " + data.cases.length + " cases; shaded: 95 % Wilson interval" +
+    (runs.some(function (r) { return r.score !== null; })
+      ? "; dashed: mean trajectory score" : "");
 
   // The right margin holds half of the last run's label, which is centred on its point.
   var width = 760, height = 240, left = 40, right = 30, top = 10, bottom = 30;
@@ -164,12 +171,20 @@ failure is listed below the grid.</p>
   el("polygon", {"class": "band", points: upper.concat(lower).join(" ")}, svg);
   el("polyline", {"class": "rate", points: runs.map(function (r, i) {
     return x(i) + "," + y(r.rate); }).join(" ")}, svg);
+  var scored = runs.map(function (r, i) { return r.score === null ? null : [i, r.score]; })
+    .filter(function (p) { return p !== null; });
+  if (scored.length) {
+    var line = el("polyline", {"class": "score", points: scored.map(function (p) {
+      return x(p[0]) + "," + y(p[1]); }).join(" ")}, svg);
+    el("title", {}, line).textContent = "mean trajectory score per run (never gates)";
+  }
   runs.forEach(function (r, i) {
     var point = el("circle", {"class": "point", cx: x(i), cy: y(r.rate), r: 4,
                               "data-run": r.id, "data-rate": r.rate.toFixed(4)}, svg);
     el("title", {}, point).textContent = "run " + r.id + " (" + r.started_at + ", " +
       (r.commit || "no commit") + "): " + r.passes + "/" + r.attempts + " attempts passed, " +
-      "interval [" + r.low.toFixed(2) + ", " + r.high.toFixed(2) + "]";
+      "interval [" + r.low.toFixed(2) + ", " + r.high.toFixed(2) + "]" +
+      (r.score === null ? "" : ", mean trajectory score " + r.score.toFixed(2));
     var label = el("text", {x: x(i), y: height - 10, "text-anchor": "middle"}, svg);
     label.textContent = "#" + r.id;
   });

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zeroclaw_eval.report.model import CaseReport, SuiteReport
+from zeroclaw_eval.report.model import CaseReport, CheckResult, SuiteReport
 from zeroclaw_eval.util.stats import pass_at_k, pass_hat_k
 
 #: Bumped whenever a field changes meaning or disappears; adding fields keeps it.
@@ -79,14 +79,18 @@ def _attempt(case: CaseReport) -> dict[str, Any]:
         "retries": [
             {"reason": r.reason, "attempt": r.attempt, "waited_s": r.waited_s} for r in case.retries
         ],
-        "checks": [
-            {"check": check.check, "passed": check.passed, "detail": check.detail}
-            for check in case.checks
-        ],
+        "checks": [_check(check) for check in case.checks],
         "warnings": list(case.warnings),
         "model_requests": [_bounded(request) for request in case.requests[:MAX_REPORTED_REQUESTS]],
         "requests_omitted": max(0, len(case.requests) - MAX_REPORTED_REQUESTS),
     }
+
+
+def _check(check: CheckResult) -> dict[str, Any]:
+    doc: dict[str, Any] = {"check": check.check, "passed": check.passed, "detail": check.detail}
+    if check.score is not None:
+        doc["score"] = check.score
+    return doc
 
 
 def _bounded(value: Any) -> Any:

@@ -27,12 +27,16 @@ class CheckResult:
     """One graded expectation entry.
 
     ``check`` names the family and the entry (``response_contains: "hello"``);
-    ``detail`` says what was observed, always on failure.
+    ``detail`` says what was observed, always on failure. ``score``, where the
+    family grades a similarity too (``tool_sequence``: how close the calls came to
+    the steps, from 0 to 1), is reported and kept in the history beside the
+    verdict; nothing decides on it: ``passed`` alone counts.
     """
 
     check: str
     passed: bool
     detail: str
+    score: float | None = None
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ class CheckDoc(TypedDict):
     check: str
     passed: bool
     detail: str
+    score: NotRequired[Annotated[float, Field(ge=0, le=1)]]
 
 
 class RetryDoc(TypedDict):
@@ -301,7 +302,10 @@ def _tokens(attempt: AttemptDoc) -> tuple[int | None, int | None]:
 
 
 def _checks(docs: list[CheckDoc]) -> tuple[CheckResult, ...]:
-    return tuple(CheckResult(check["check"], check["passed"], check["detail"]) for check in docs)
+    return tuple(
+        CheckResult(check["check"], check["passed"], check["detail"], check.get("score"))
+        for check in docs
+    )
 
 
 def _retries(docs: list[RetryDoc]) -> tuple[Retry, ...]:
