@@ -94,7 +94,7 @@ class RecordingMode(RunMode):
             if getattr(tool, "upstream", False):
                 defined[name] = {
                     "description": tool.description,
-                    "input_schema": _object_schema(tool.parameters),
+                    "input_schema": object_schema(tool.parameters),
                 }
         return {
             name: _Kept(tool, kept) if getattr(tool, "upstream", False) else tool
@@ -127,7 +127,7 @@ class RecordingMode(RunMode):
         return recording.turns
 
 
-def _object_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+def object_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """``schema`` as the MCP tool server lists it to the agent: an object schema,
     whatever type (or none) the team's server gave."""
     rest = {key: value for key, value in schema.items() if key != "type"}
