@@ -76,7 +76,9 @@ def test_a_genai_trace_becomes_a_draft_that_passes_check_and_replays_green(tmp_p
     assert fixture["expects"] == {
         "exact_tool_calls": 1,
         "tools_used": ["weather"],
-        "tool_results_contain": [{"tool": "weather", "needle": "12 C, light rain", "call_index": 0}],
+        "tool_results_contain": [
+            {"tool": "weather", "needle": "12 C, light rain", "call_index": 0}
+        ],
     }
     assert fixture["capture"] == {
         "made_by": "import",
@@ -233,13 +235,16 @@ def test_a_session_across_traces_is_one_conversation_of_two_turns(tmp_path: Path
 
 def test_credentials_in_the_trace_are_redacted_and_said(tmp_path: Path):
     key = "sk-proj-" + "A1b2C3d4" * 4
+    header = "Authorization: Bearer abcdef0123456789"
     leaky = text("user", f"Use my key {key} to check the weather in Paris")
     spans = [
         chat(TRACE, [leaky], CALL, start=1),
-        execute_tool(TRACE, "call_w1", "weather", "Authorization: Bearer abcdef0123456789", start=2),
+        execute_tool(
+            TRACE, "call_w1", "weather", "Authorization: Bearer abcdef0123456789", start=2
+        ),
         chat(
             TRACE,
-            [leaky, CALL, results(("call_w1", "Authorization: Bearer abcdef0123456789"))],
+            [leaky, CALL, results(("call_w1", header))],
             text("assistant", "Done."),
             start=3,
         ),
@@ -375,3 +380,28 @@ def test_openinference_spans_become_a_draft_too(tmp_path: Path):
     # The reference agent sends other requests than the traced one: replay it without drift.
     run = zeroclaw("eval", "run", "--suite", tmp_path / "o", "--drift", "off", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_report_claims_the_sequence_only_when_the_whole_script_played(tmp_path: Path):
+    trace = write_lines(tmp_path / "t.jsonl", export(weather_trace()))
+    out = tmp_path / "o"
+    assert zeroclaw("eval", "import", trace, "--out", out, cwd=tmp_path).returncode == 0
+    target = out / f"trace-{TRACE}.json"
+    whole = json.loads(target.read_text("utf-8"))
+    # A copy whose script the reference agent cannot play to its end.
+    cut = json.loads(json.dumps(whole))
+    cut["model_name"] = "cut"
+    cut["turns"][0]["steps"].append(cut["turns"][0]["steps"][-1])
+    (out / "cut.json").write_text(json.dumps(cut), "utf-8")
+
+    run = zeroclaw(
+        "eval", "run", "--suite", out, "--drift", "off", "--format", "json", cwd=tmp_path
+    )
+
+    cases = {case["name"]: case for case in json.loads(run.stdout)["cases"]}
+    assert cases["cut"]["error"] is not None
+    assert cases["cut"]["capture"] is None
+    assert cases[f"trace-{TRACE}"]["capture"] == (
+        f"sequence reproduced (made by import from trace {TRACE}; hand-made 1.0; observed: "
+        "replies, requests, tool_offer, tool_results); not observed: tool side effects"
+    )

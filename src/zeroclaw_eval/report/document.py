@@ -84,6 +84,7 @@ def _attempt(case: CaseReport) -> dict[str, Any]:
             for check in case.checks
         ],
         "warnings": list(case.warnings),
+        "capture": case.capture,
         "model_requests": [_bounded(request) for request in case.requests[:MAX_REPORTED_REQUESTS]],
         "requests_omitted": max(0, len(case.requests) - MAX_REPORTED_REQUESTS),
     }
@@ -119,6 +120,7 @@ def _case(case: CaseReport, ks: tuple[int, ...]) -> dict[str, Any]:
         "retries": shown["retries"],
         "checks": shown["checks"],
         "warnings": shown["warnings"],
+        "capture": shown["capture"],
         "model_requests": shown["model_requests"],
         "requests_omitted": shown["requests_omitted"],
         "runs": case.runs,
