@@ -73,6 +73,7 @@ def import_traces(
     A span or conversation that cannot be imported is one line on stderr naming it.
     Exit 0 when at least one fixture was written, 1 when none was.
     """
+    from zeroclaw_eval.report.model import plural
     from zeroclaw_eval.run.importing import import_traces as run_import
 
     with errors_to_exit():
@@ -95,9 +96,9 @@ def import_traces(
         for written in imported.written:
             click.echo(f"wrote {written}", err=True)
         click.echo(
-            f"imported {len(imported.written)} fixtures into {out} from {imported.spans} spans "
-            f"({imported.other_spans} neither a model call nor a tool run; "
-            f"{len(imported.refused)} not imported)",
+            f"imported {plural(len(imported.written), 'fixture')} into {out} from "
+            f"{plural(imported.spans, 'span')} ({imported.other_spans} neither a model call "
+            f"nor a tool run; {len(imported.refused)} not imported)",
             err=True,
         )
     sys.exit(imported.exit_code())
