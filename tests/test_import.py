@@ -405,3 +405,35 @@ def test_the_report_claims_the_sequence_only_when_the_whole_script_played(tmp_pa
         f"sequence reproduced (made by import from trace {TRACE}; hand-made 1.0; observed: "
         "replies, requests, tool_offer, tool_results); not observed: tool side effects"
     )
+
+
+def test_a_failed_call_is_named_and_skipped_but_an_unreadable_step_spoils_its_trace(
+    tmp_path: Path,
+):
+    failed = span(
+        TRACE,
+        "chat gpt-4o-mini",
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini"},
+        start=50,
+        error=True,
+        span_id="a1a1a1a1a1a1a1a1",
+    )
+    hole = chat(OTHER, [SYSTEM, ASK], CALL, start=100, extra={"gen_ai.tool.definitions": "["})
+    hole["spanId"] = "b2b2b2b2b2b2b2b2"
+    rest = weather_trace(OTHER)[1:]  # its answer, without its first step
+    trace = write_lines(tmp_path / "t.jsonl", export([failed, *weather_trace(), hole, *rest]))
+
+    imported = zeroclaw("eval", "import", trace, "--out", tmp_path / "o", cwd=tmp_path)
+
+    assert imported.returncode == 0, imported.stderr
+    errors = [line for line in imported.stderr.splitlines() if line.startswith("Error: ")]
+    assert errors == [
+        f"Error: trace {TRACE} span a1a1a1a1a1a1a1a1 ('chat gpt-4o-mini'): the model call "
+        "failed (status ERROR): no reply, so no step; skipped",
+        f"Error: trace {OTHER} span b2b2b2b2b2b2b2b2 ('chat gpt-4o-mini'): "
+        "gen_ai.tool.definitions is not JSON (Expecting value: line 1 column 2 (char 1))",
+        f"Error: trace {OTHER}: not written: its span b2b2b2b2b2b2b2b2 could not be read, "
+        "and a script without that step would not be the conversation",
+    ]
+    # The retried call's conversation is whole without the failed attempt.
+    assert list(written(tmp_path / "o")) == [f"trace-{TRACE}.json"]

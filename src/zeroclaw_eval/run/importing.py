@@ -84,9 +84,16 @@ def import_traces(
     given) before it is written. Fixtures already in ``out`` are refused before
     anything is written unless ``force``. Raises
     :class:`~zeroclaw_eval.errors.ZeroclawEvalError` for a file that cannot be read
-    or written.
+    or written, and :class:`~zeroclaw_eval.errors.ConfigError` when ``tools`` are
+    scripted for an agent that runs its own.
     """
     replay = _replay_mode(registry)
+    if tools == "scripted" and agent is not None and agent.own_tools:
+        # Its tools would run beside the script, and leave every scripted result unused.
+        raise ConfigError(
+            f"agent {agent.label!r} runs its own tools, so their results cannot be "
+            "scripted: import with --tools agent"
+        )
     try:
         read = read_paths(paths)
     except OSError as exc:

@@ -52,6 +52,10 @@ class Refused:
 
     span: Span
     reason: str
+    spoils: bool = True
+    """Whether the conversation the span belongs to is refused with it: a step the
+    importer could not read leaves a script with a hole. A model call that failed
+    (and that the agent retried, or gave up on) is no step, and spoils nothing."""
 
     def __str__(self) -> str:
         return f"{self.span.label()} ({self.span.name!r}): {self.reason}"
@@ -59,6 +63,14 @@ class Refused:
 
 class Unreadable(ValueError):
     """Raised inside a convention's reader; becomes a :class:`Refused`."""
+
+    def __init__(self, reason: str, *, spoils: bool = True) -> None:
+        super().__init__(reason)
+        self.spoils = spoils
+
+
+#: Why a model call that failed is no step of its conversation.
+FAILED_CALL = "the model call failed (status ERROR): no reply, so no step; skipped"
 
 
 def parsed_json(value: Any, what: str) -> Any:

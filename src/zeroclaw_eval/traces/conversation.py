@@ -71,6 +71,7 @@ def conversations(spans: Iterable[Span], by: Grouping = "trace") -> Found:
     with no session id is a session of its own."""
     found = Found()
     read: list[ModelCall | ToolRun] = []
+    spoiled: dict[str, Refused] = {}  # trace id -> its first span that spoils it
     sessions: dict[str, str] = {}
     seen: set[tuple[str, str]] = set()
     for span in spans:
@@ -89,6 +90,8 @@ def conversations(spans: Iterable[Span], by: Grouping = "trace") -> Found:
             continue
         if isinstance(item, Refused):
             found.refused.append(str(item))
+            if item.spoils:
+                spoiled.setdefault(span.trace_id, item)
         else:
             read.append(item)
     groups: dict[str, list[ModelCall | ToolRun]] = {}
@@ -98,6 +101,13 @@ def conversations(spans: Iterable[Span], by: Grouping = "trace") -> Found:
             key = item.session or sessions.get(item.span.trace_id) or key
         groups.setdefault(key, []).append(item)
     for key, items in groups.items():
+        hole = next((spoiled[i.span.trace_id] for i in items if i.span.trace_id in spoiled), None)
+        if hole is not None:
+            found.refused.append(
+                f"{by} {key}: not written: its span {hole.span.span_id} could not be read, "
+                "and a script without that step would not be the conversation"
+            )
+            continue
         built = _conversation(key, items)
         if isinstance(built, str):
             found.refused.append(built)

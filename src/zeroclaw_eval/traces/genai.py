@@ -20,6 +20,7 @@ from typing import Any
 
 from zeroclaw_eval.protocol import ModelReply, ToolCallRequest
 from zeroclaw_eval.traces.calls import (
+    FAILED_CALL,
     ModelCall,
     Refused,
     ToolRun,
@@ -64,7 +65,7 @@ def read(span: Span) -> ModelCall | ToolRun | Refused:
             return _tool_run(span)
         return _model_call(span)
     except Unreadable as exc:
-        return Refused(span, str(exc))
+        return Refused(span, str(exc), exc.spoils)
 
 
 def _content(span: Span) -> dict[str, Any]:
@@ -79,7 +80,7 @@ def _model_call(span: Span) -> ModelCall:
     attributes = _content(span)
     if "gen_ai.output.messages" not in attributes:
         if span.error:
-            raise Unreadable("the model call failed (status ERROR): there is no reply to script")
+            raise Unreadable(FAILED_CALL, spoils=False)
         raise Unreadable(
             "no gen_ai.output.messages: the span holds no content (capture it with "
             "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY)"
@@ -93,13 +94,14 @@ def _model_call(span: Span) -> ModelCall:
     if not isinstance(inputs, list):
         raise Unreadable("gen_ai.input.messages is not a list of messages")
     messages: list[dict[str, Any]] = []
-    system = attributes.get("gen_ai.system_instructions")
-    if system is not None:
-        parts = parsed_json(system, "gen_ai.system_instructions")
-        text = _texts(parts if isinstance(parts, list) else [parts], "gen_ai.system_instructions")
-        messages.append({"role": "system", "content": text})
     for index, message in enumerate(inputs):
         messages.extend(_chat_messages(message, f"gen_ai.input.messages[{index}]"))
+    system = attributes.get("gen_ai.system_instructions")
+    if system is not None and not any(m["role"] == "system" for m in messages):
+        # Instrumentations that keep the instructions apart sent them first.
+        parts = parsed_json(system, "gen_ai.system_instructions")
+        text = _texts(parts if isinstance(parts, list) else [parts], "gen_ai.system_instructions")
+        messages.insert(0, {"role": "system", "content": text})
     model = attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model")
     reply = _reply(outputs[0], model if isinstance(model, str) else None, attributes)
     settings = {

@@ -19,6 +19,7 @@ from typing import Any
 
 from zeroclaw_eval.protocol import ModelReply, ToolCallRequest
 from zeroclaw_eval.traces.calls import (
+    FAILED_CALL,
     ModelCall,
     Refused,
     ToolRun,
@@ -50,7 +51,7 @@ def read(span: Span) -> ModelCall | ToolRun | Refused:
             return _tool_run(span)
         return _model_call(span)
     except Unreadable as exc:
-        return Refused(span, str(exc))
+        return Refused(span, str(exc), exc.spoils)
 
 
 def indexed(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
@@ -71,7 +72,7 @@ def _model_call(span: Span) -> ModelCall:
     outputs = indexed(attributes, "llm.output_messages")
     if not outputs:
         if span.error:
-            raise Unreadable("the model call failed (status ERROR): there is no reply to script")
+            raise Unreadable(FAILED_CALL, spoils=False)
         raise Unreadable("no llm.output_messages: the span holds no reply (hidden outputs?)")
     inputs = indexed(attributes, "llm.input_messages")
     if not inputs:
