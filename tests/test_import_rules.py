@@ -120,3 +120,43 @@ def test_a_needle_is_the_first_non_blank_line_cut_to_sixty_characters(
 @pytest.mark.parametrize(("written", "code"), [((), 1), (("a.json",), 0), (("a", "b"), 0)])
 def test_the_import_exits_0_iff_it_wrote_a_fixture(written: tuple[str, ...], code: int):
     assert Imported(written, ("a line",), (), 3, 0).exit_code() == code
+
+
+def test_every_tool_gets_its_needle_after_another_tools_repeated_calls(
+    tmp_path: Path, registry: Registry
+):
+    first = calls(("c1", "order", {"id": 1}), ("c2", "order", {"id": 2}), ("c3", "stock", {}))
+    spans = [
+        chat(TRACE, [ASK], first, start=1),
+        execute_tool(TRACE, "c1", "order", "order 1", start=2),
+        execute_tool(TRACE, "c2", "order", "order 2", start=3),
+        execute_tool(TRACE, "c3", "stock", "in stock", start=4),
+        chat(TRACE, [ASK, first], text("assistant", "Done."), start=5),
+    ]
+
+    done = imported(tmp_path, registry, spans)
+
+    document = json.loads(Path(done.written[0]).read_text("utf-8"))
+    assert document["expects"]["tool_results_contain"] == [
+        {"tool": "order", "needle": "order 1", "call_index": 0},
+        {"tool": "stock", "needle": "in stock", "call_index": 0},
+    ]
+
+
+def test_a_call_without_a_result_gives_no_needle_when_the_agent_runs_its_tools(
+    tmp_path: Path, registry: Registry
+):
+    first = calls(("c1", "order", {"id": 1}), ("c2", "stock", {}))
+    spans = [
+        chat(TRACE, [ASK], first, start=1),
+        execute_tool(TRACE, "c2", "stock", "in stock", start=2),
+        chat(TRACE, [ASK, first], text("assistant", "Done."), start=3),
+    ]
+
+    done = imported(tmp_path, registry, spans, tools="agent")
+
+    document = json.loads(Path(done.written[0]).read_text("utf-8"))
+    assert document["expects"]["tool_results_contain"] == [
+        {"tool": "stock", "needle": "in stock", "call_index": 0}
+    ]
+    assert document["capture"]["results_missing"] == ["order"]
