@@ -160,3 +160,12 @@ def test_a_call_without_a_result_gives_no_needle_when_the_agent_runs_its_tools(
         {"tool": "stock", "needle": "in stock", "call_index": 0}
     ]
     assert document["capture"]["results_missing"] == ["order"]
+
+
+def test_tool_runs_without_a_model_call_are_named_and_not_written(
+    tmp_path: Path, registry: Registry
+):
+    done = imported(tmp_path, registry, [execute_tool(TRACE, "c1", "order", "x", start=1)])
+
+    assert done.exit_code() == 1
+    assert done.refused == (f"trace {TRACE}: tool executions but no model call: nothing to script",)

@@ -108,7 +108,7 @@ def conversations(spans: Iterable[Span], by: Grouping = "trace") -> Found:
                 "and a script without that step would not be the conversation"
             )
             continue
-        built = _conversation(key, items)
+        built = _conversation(key, items, f"{by} {key}")
         if isinstance(built, str):
             found.refused.append(built)
         else:
@@ -116,12 +116,14 @@ def conversations(spans: Iterable[Span], by: Grouping = "trace") -> Found:
     return found
 
 
-def _conversation(key: str, items: list[ModelCall | ToolRun]) -> Conversation | str:
+def _conversation(key: str, items: list[ModelCall | ToolRun], name: str) -> Conversation | str:
+    """The conversation of ``items``, or a line saying why they make none (``name``
+    says which, where no span does)."""
     items.sort(key=lambda item: item.span.start_ns)
     calls = [item for item in items if isinstance(item, ModelCall)]
     runs = {item.call_id: item for item in items if isinstance(item, ToolRun)}
     if not calls:
-        return f"conversation {key}: tool executions but no model call: nothing to script"
+        return f"{name}: tool executions but no model call: nothing to script"
     turns: list[Turn] = []
     previous: ModelCall | None = None
     for call in calls:
