@@ -12,7 +12,7 @@ its settings, and the reply as a :class:`~zeroclaw_eval.protocol.ModelReply`. A
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +82,30 @@ def parsed_json(value: Any, what: str) -> Any:
         return json.loads(value)
     except ValueError as exc:
         raise Unreadable(f"{what} is not JSON ({exc})") from None
+
+
+def chat_call(call_id: str, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool call as an assistant message of a Chat Completions request holds it
+    (``arguments`` as JSON text), whichever convention the span was written in."""
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+
+
+def read_span(
+    span: Span,
+    is_tool_run: bool,
+    tool_run: Callable[[Span], ToolRun],
+    model_call: Callable[[Span], ModelCall],
+) -> ModelCall | ToolRun | Refused:
+    """``span`` read by a convention's ``tool_run`` or ``model_call`` reader, or the
+    :class:`Refused` its :class:`Unreadable` became."""
+    try:
+        return tool_run(span) if is_tool_run else model_call(span)
+    except Unreadable as exc:
+        return Refused(span, str(exc), exc.spoils)
 
 
 def token_count(value: Any) -> int:

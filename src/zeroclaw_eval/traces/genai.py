@@ -14,7 +14,6 @@ sends it back). ``gen_ai.conversation.id`` names the session.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,7 +24,9 @@ from zeroclaw_eval.traces.calls import (
     Refused,
     ToolRun,
     Unreadable,
+    chat_call,
     parsed_json,
+    read_span,
     text_of,
     token_count,
 )
@@ -60,12 +61,8 @@ def claims(span: Span) -> bool:
 
 def read(span: Span) -> ModelCall | ToolRun | Refused:
     """The model call or tool run ``span`` records (see :func:`claims`)."""
-    try:
-        if span.attributes.get("gen_ai.operation.name") == "execute_tool":
-            return _tool_run(span)
-        return _model_call(span)
-    except Unreadable as exc:
-        return Refused(span, str(exc), exc.spoils)
+    tool = span.attributes.get("gen_ai.operation.name") == "execute_tool"
+    return read_span(span, tool, _tool_run, _model_call)
 
 
 def _content(span: Span) -> dict[str, Any]:
@@ -170,12 +167,7 @@ def _chat_messages(message: Any, where: str) -> list[dict[str, Any]]:
     if calls:
         shaped["content"] = text or None
         shaped["tool_calls"] = [
-            {
-                "id": call.call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
-            }
-            for call in calls
+            chat_call(call.call_id, call.name, call.arguments) for call in calls
         ]
     return [shaped]
 

@@ -24,7 +24,9 @@ from zeroclaw_eval.traces.calls import (
     Refused,
     ToolRun,
     Unreadable,
+    chat_call,
     parsed_json,
+    read_span,
     text_of,
     token_count,
 )
@@ -46,12 +48,7 @@ def claims(span: Span) -> bool:
 
 def read(span: Span) -> ModelCall | ToolRun | Refused:
     """The model call or tool run ``span`` records (see :func:`claims`)."""
-    try:
-        if span.attributes.get(KIND) == "TOOL":
-            return _tool_run(span)
-        return _model_call(span)
-    except Unreadable as exc:
-        return Refused(span, str(exc), exc.spoils)
+    return read_span(span, span.attributes.get(KIND) == "TOOL", _tool_run, _model_call)
 
 
 def indexed(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
@@ -158,11 +155,7 @@ def _call(call: Mapping[str, Any], where: str) -> dict[str, Any]:
     arguments = parsed_json(call.get("tool_call.function.arguments") or "{}", f"{where} arguments")
     if not isinstance(arguments, dict):
         raise Unreadable(f"{where}.tool_call.function.arguments is not a JSON object")
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": json.dumps(arguments)},
-    }
+    return chat_call(call_id, name, arguments)
 
 
 def _tool(entry: Mapping[str, Any], index: int) -> dict[str, Any]:
