@@ -169,3 +169,32 @@ def test_tool_runs_without_a_model_call_are_named_and_not_written(
 
     assert done.exit_code() == 1
     assert done.refused == (f"trace {TRACE}: tool executions but no model call: nothing to script",)
+
+
+def test_sessions_that_make_the_same_file_name_are_both_written(tmp_path: Path, registry: Registry):
+    spans = [
+        chat(TRACE, [ASK], text("assistant", "One."), start=1, extra={"session.id": "a/b"}),
+        chat(
+            "0" * 31 + "1", [ASK], text("assistant", "Two."), start=2, extra={"session.id": "a b"}
+        ),
+    ]
+
+    done = imported(tmp_path, registry, spans, by="session")
+
+    assert sorted(Path(path).name for path in done.written) == [
+        "session-a-b-2.json",
+        "session-a-b.json",
+    ]
+
+
+def test_a_file_that_is_no_utf8_or_nests_too_deeply_is_a_line(tmp_path: Path, registry: Registry):
+    (tmp_path / "latin1.json").write_bytes(b'{"resourceSpans": "caf\xe9"}')
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "\n", "utf-8")
+
+    done = import_traces([tmp_path], tmp_path / "out", registry)
+
+    assert done.exit_code() == 1
+    assert done.refused == (
+        f"{tmp_path / 'deep.jsonl'}:1: JSON nested too deeply to read",
+        f"{tmp_path / 'latin1.json'}: not UTF-8 text (invalid continuation byte at byte 22)",
+    )

@@ -101,8 +101,15 @@ def import_traces(
     found = conversations(read.spans, by)
     refused = [str(unread) for unread in read.unread] + found.refused
     drafts: list[tuple[Path, dict[str, Any], int]] = []
+    names: set[str] = set()
     for conversation in found.conversations:
-        name = fixture_name(conversation.key, by)
+        base = name = fixture_name(conversation.key, by)
+        # Two session ids may make the same file name: neither overwrites the other.
+        number = 1
+        while name in names:
+            number += 1
+            name = f"{base}-{number}"
+        names.add(name)
         document = draft(conversation, name, by=by, tools=tools, requests=requests)
         if isinstance(document, str):
             refused.append(f"{by} {conversation.key}: {document}: not written")

@@ -82,6 +82,8 @@ def parsed_json(value: Any, what: str) -> Any:
         return json.loads(value)
     except ValueError as exc:
         raise Unreadable(f"{what} is not JSON ({exc})") from None
+    except RecursionError:
+        raise Unreadable(f"{what} is JSON nested too deeply to read") from None
 
 
 def chat_call(call_id: str, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:

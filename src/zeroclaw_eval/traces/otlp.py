@@ -93,7 +93,13 @@ def read_paths(paths: Iterable[Path]) -> Read:
     """
     read = Read()
     for path in trace_files(paths):
-        text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
+        try:
+            text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError as exc:
+            read.unread.append(
+                Unread(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+            )
+            continue
         read_text(text, str(path), read)
     return read
 
@@ -102,7 +108,7 @@ def read_text(text: str, name: str, into: Read) -> None:
     """The spans of one file's ``text`` (``name`` in messages), added to ``into``."""
     try:
         whole = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # one object per line, or no JSON at all
         whole = None
     if isinstance(whole, Mapping):
         _request(whole, name, into)
@@ -115,6 +121,9 @@ def read_text(text: str, name: str, into: Read) -> None:
             document = json.loads(line)
         except ValueError as exc:
             into.unread.append(Unread(where, f"not JSON ({exc})"))
+            continue
+        except RecursionError:
+            into.unread.append(Unread(where, "JSON nested too deeply to read"))
             continue
         if not isinstance(document, Mapping):
             into.unread.append(Unread(where, "not a JSON object (an OTLP export request)"))
