@@ -16,7 +16,7 @@ from .conftest import echo_case
 CAPTURE: dict[str, Any] = {
     "made_by": "import",
     "sources": ["trace 0af7651916cd43dd8448eb211c80319c", "openinference.instrumentation 0.1"],
-    "observed": ["replies", "requests", "tool_results"],
+    "observed": ["replies", "requests", "tool_offer", "tool_results"],
 }
 
 
@@ -41,6 +41,7 @@ def test_a_capture_record_is_admitted_with_its_defaults(registry: Registry, repl
         ({"sources": [""]}, 'capture.sources[0]=""'),
         ({"made_by": "hand"}, 'capture.made_by="hand"'),
         ({"results_missing": [""]}, 'capture.results_missing[0]=""'),
+        ({"draft_expects": [""]}, 'capture.draft_expects[0]=""'),
         ({"seen": ["everything"]}, "capture.seen"),
     ],
 )
@@ -58,7 +59,8 @@ def test_the_summary_says_what_was_reproduced_and_what_was_not_observed():
 
     assert capture.summary() == (
         "sequence reproduced (made by import from trace 0af7651916cd43dd8448eb211c80319c; "
-        "openinference.instrumentation 0.1; observed: replies, requests, tool_results); "
+        "openinference.instrumentation 0.1; observed: replies, requests, tool_offer, "
+        "tool_results); "
         "not observed: tool side effects"
     )
 
