@@ -79,7 +79,7 @@ def test_an_instrumented_run_imports_and_replays_to_the_same_verdicts(
     # Scripted results would sit unused beside the tools this agent runs itself.
     scripted = zeroclaw("eval", "import", trace, "--out", tmp_path / "s", "--config", notes)
     assert scripted.returncode == 1
-    assert scripted.stderr.startswith("Error: agent 'command:")
+    assert scripted.stderr.startswith("Error: agent 'command ")
     assert "runs its own tools, so their results cannot be scripted" in scripted.stderr
     written = {path: json.loads(path.read_text("utf-8")) for path in sorted(drafts.glob("*.json"))}
     assert len(written) == 4
