@@ -33,6 +33,10 @@ from .conftest import PROJECT
 
 REGRESSION = PROJECT / "evals" / "regression"
 
+#: OpenTelemetry, OpenInference and the harness's own trace reading: installed with
+#: the test extra, imported by no replay, and not even by `eval import`.
+TRACING = ("opentelemetry", "openinference", "zeroclaw_eval.traces", "zeroclaw_eval.run.importing")
+
 # The standard library's HTTP client, and the live mode's client built on it.
 HTTP_CLIENT = ("http.client", "urllib.request", "ssl", "zeroclaw_eval.builtin.live_client")
 
@@ -251,6 +255,44 @@ def test_importing_the_cli_imports_no_http_client(probe: dict[str, Any]) -> None
 
 def test_a_replay_run_imports_no_http_client(probe: dict[str, Any]) -> None:
     assert loaded(probe["after_run"], HTTP_CLIENT) == []
+
+
+def test_a_replay_run_imports_nothing_of_tracing(probe: dict[str, Any]) -> None:
+    assert loaded(probe["after_run"], TRACING) == []
+
+
+IMPORT_PROBE = """
+import json, sys
+import zeroclaw_eval.cli
+try:
+    zeroclaw_eval.cli.main(["eval", "import", sys.argv[1], "--out", sys.argv[2]],
+                           standalone_mode=False)
+    code = 0
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"modules": sorted(sys.modules), "exit": code}))
+"""
+
+
+def test_eval_import_reads_traces_without_an_opentelemetry_package(tmp_path: Path) -> None:
+    from .otlp_spans import chat, export, text, write_lines
+
+    trace = "5b8efff798038103d269b633813fc60c"
+    answered = chat(trace, [text("user", "Hi")], text("assistant", "Hello."), start=1)
+    write_lines(tmp_path / "t.jsonl", export([answered]))
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_PROBE, "t.jsonl", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["exit"] == 0
+    assert (tmp_path / "out" / f"trace-{trace}.json").is_file()
+    assert "zeroclaw_eval.traces.genai" in result["modules"]  # it did read the trace
+    assert loaded(result["modules"], ["opentelemetry", "openinference"]) == []
 
 
 @pytest.mark.parametrize("command", [["eval", "run"], ["eval", "check"], ["eval", "plugins"]])

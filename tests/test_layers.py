@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("plugins",),
     ("case", "bridge", "toolserver", "agents"),
     ("builtin",),
-    ("selection", "history"),
+    ("selection", "history", "traces"),
     ("run",),
     ("cli",),
     ("testing", "__init__", "__main__", "launch"),

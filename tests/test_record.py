@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval.version import __version__
+
 from .chat_server import ChatServer, Reply, conversations, text, tool_calls
 from .conftest import PROJECT
 from .live_helpers import SECRET, live_case, write_config, zeroclaw
@@ -54,6 +56,12 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
     assert "recorded 2/2 cases into out" in recorded.stderr
     written = json.loads((tmp_path / "out" / "echo_twice.json").read_text(encoding="utf-8"))
     requests = [step.pop("request") for turn in written["turns"] for step in turn["steps"]]
+    # What the recording observed, and from where: the model boundary, no effects.
+    assert written.pop("capture") == {
+        "made_by": "record",
+        "sources": [f"zeroclaw-eval {__version__} record, mode live, agent reference"],
+        "observed": ["replies", "requests", "tool_results"],
+    }
     # Each step keeps the request it answered, normalised and compacted: the first
     # whole, each later one as what it adds to the one before.
     assert requests[0]["messages"] == [{"role": "user", "content": "Echo zeroclaw_user"}]
@@ -138,6 +146,11 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
 
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "2/2 cases passed" in replayed.stdout
+    assert (
+        "capture: sequence reproduced (made by record from zeroclaw-eval "
+        f"{__version__} record, mode live, agent reference; observed: replies, requests, "
+        "tool_results); not observed: tool side effects"
+    ) in replayed.stdout
     assert checked.returncode == 0, checked.stderr
     for path in (tmp_path / "out").iterdir():
         assert SECRET not in path.read_text(encoding="utf-8")

@@ -58,6 +58,7 @@ class ReplayProvider(CaseProvider):
         self._turn = 0
         self._scripted = 0
         self._notes = case_notes()  # the case's, whichever thread asks
+        self._capture = trace.capture
 
     def begin_turn(self, turn: int) -> None:
         self._turn = turn
@@ -85,6 +86,9 @@ class ReplayProvider(CaseProvider):
                 first,
                 len(self._queue),
             )
+        if self._capture is not None and turn == len(self._turns) - 1:
+            # Every step played: the sequence its maker observed, and no more.
+            self._notes.reproduced_sequence(self._capture.summary())
 
 
 class ReplayMode(RunMode):

@@ -204,7 +204,7 @@ def block(first: str, text: str) -> list[str]:
 
 def _notes(case: CaseReport) -> list[str]:
     """What the model side said about a case: which model answered, what was retried,
-    what it warned of."""
+    what it warned of, what a replay of a recorded fixture reproduced."""
     lines = []
     for warning in case.warnings:
         lines.extend(block("    warning: ", warning))
@@ -213,6 +213,8 @@ def _notes(case: CaseReport) -> list[str]:
     if case.retries:
         listed = "; ".join(str(retry) for retry in case.retries)
         lines.append(f"    retried {len(case.retries)}x: {one_line(listed)}")
+    if case.capture:
+        lines.append(f"    capture: {one_line(case.capture)}")
     return lines
 
 

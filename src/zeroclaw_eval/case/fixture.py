@@ -123,6 +123,41 @@ class ToolDefinition(_Strict):
     ]
 
 
+#: What a fixture's maker can have observed of the conversation it wrote.
+Observed = Literal["replies", "requests", "tool_offer", "tool_results"]
+
+
+class Capture(_Strict):
+    """What the maker of a fixture (``record`` or ``import``) observed, and what not.
+
+    A fixture is observed at the model boundary: the model's replies, and where
+    listed in ``observed`` the requests that asked for them, the tool offer and the
+    tool results that crossed it. ``sources`` name where the sequence came from,
+    with versions (the live mode, an instrumentation's scope). ``results_missing``
+    names the tools called whose result the source never showed. What a tool did
+    beyond its result (a file written, a message sent) is never observed: a replay
+    reproduces the sequence, not its effects.
+    """
+
+    made_by: Literal["record", "import"]
+    sources: Annotated[list[NonEmptyStr], Field(min_length=1)]
+    observed: list[Observed]
+    results_missing: list[NonEmptyStr] = []
+    draft_expects: list[NonEmptyStr] = []
+    """The ``expects`` keys the maker derived from what it observed, for the author
+    to keep, sharpen or drop: a draft until reviewed."""
+
+    def summary(self) -> str:
+        """One line for a report: what a replay of this fixture reproduced."""
+        seen = ", ".join(self.observed)
+        line = f"sequence reproduced (made by {self.made_by} from {'; '.join(self.sources)}"
+        line += f"; observed: {seen})" if seen else ")"
+        missing = ["tool side effects"]
+        if self.results_missing:
+            missing.append(f"results of {', '.join(self.results_missing)}")
+        return f"{line}; not observed: {', '.join(missing)}"
+
+
 class LlmTrace(_Strict):
     """A whole case as written in a fixture file."""
 
@@ -137,6 +172,8 @@ class LlmTrace(_Strict):
     recording offered it (instead of a registered tool's, or an open schema)."""
     drift_ignore: list[NonEmptyStr] | None = None
     """Paths of the normalised request that drift does not compare in this case."""
+    capture: Capture | None = None
+    """What the fixture's maker observed (``record`` and ``import`` write it)."""
 
     @property
     def stores_requests(self) -> bool:

@@ -1,5 +1,5 @@
 """The command line: ``zeroclaw eval run | check | record | plugins | history |
-compare | merge | schema``, one module per command in this package.
+compare | merge | schema | import``, one module per command in this package.
 
 The ``eval`` group imports a command's module only when that command runs (or
 when help lists them all): ``zeroclaw eval run`` never imports ``history``.
@@ -25,6 +25,7 @@ COMMANDS: Mapping[str, str] = {
     "check": "zeroclaw_eval.cli.check:check",
     "compare": "zeroclaw_eval.cli.history:compare",
     "history": "zeroclaw_eval.cli.history:history",
+    "import": "zeroclaw_eval.cli.importing:import_traces",
     "merge": "zeroclaw_eval.cli.merge:merge",
     "plugins": "zeroclaw_eval.cli.plugins:plugins",
     "record": "zeroclaw_eval.cli.record:record",

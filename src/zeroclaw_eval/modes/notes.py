@@ -1,4 +1,5 @@
-"""What the model side tells a case's report: which model answered, what was retried.
+"""What the model side tells a case's report: which model answered, what was retried,
+and what a replay of a recorded or imported fixture reproduced.
 
 The runner opens a :class:`CaseNotes` around each case (:func:`collecting`); a
 provider takes the open one with :func:`case_notes` when it is made (on the
@@ -28,11 +29,19 @@ class CaseNotes:
     models: list[str] = field(default_factory=list)
     """The model names the server reported, each once, in order of first appearance."""
     retries: list[Retry] = field(default_factory=list)
+    reproduced: str | None = None
+    """What a replay reproduced, when it played a recorded or imported fixture's whole
+    script: the fixture's capture record in one line."""
 
     def served_by(self, model: str | None) -> None:
         """Note the model a reply says answered (``None``: the reply did not say)."""
         if model and model not in self.models:
             self.models.append(model)
+
+    def reproduced_sequence(self, capture: str) -> None:
+        """Note that every scripted step of a fixture with a capture record was
+        played; ``capture`` says what its maker observed and what not."""
+        self.reproduced = capture
 
     def retried(self, reason: str, attempt: int, waited_s: float) -> None:
         """Note a request retried: why (``HTTP 503``), after which attempt of it

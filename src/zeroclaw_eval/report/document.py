@@ -81,6 +81,7 @@ def _attempt(case: CaseReport) -> dict[str, Any]:
         ],
         "checks": [_check(check) for check in case.checks],
         "warnings": list(case.warnings),
+        "capture": case.capture,
         "model_requests": [_bounded(request) for request in case.requests[:MAX_REPORTED_REQUESTS]],
         "requests_omitted": max(0, len(case.requests) - MAX_REPORTED_REQUESTS),
     }
@@ -123,6 +124,7 @@ def _case(case: CaseReport, ks: tuple[int, ...]) -> dict[str, Any]:
         "retries": shown["retries"],
         "checks": shown["checks"],
         "warnings": shown["warnings"],
+        "capture": shown["capture"],
         "model_requests": shown["model_requests"],
         "requests_omitted": shown["requests_omitted"],
         "runs": case.runs,

@@ -59,7 +59,9 @@ class CaseReport:
     without failing the case (a drift under ``[eval] drift = "warn"``: the diff,
     naming turn and step); ``requests`` the model requests the agent made, normalised
     and compacted (:func:`~zeroclaw_eval.grading.requests.compact_record`), when
-    ``[eval] report_requests`` asks the report to carry them.
+    ``[eval] report_requests`` asks the report to carry them. ``capture`` says, for
+    a recorded or imported fixture replayed to its end without a run error, that
+    its sequence was reproduced and what its maker did and did not observe.
     """
 
     name: str
@@ -75,6 +77,7 @@ class CaseReport:
     output_tokens: int | None = None
     warnings: tuple[str, ...] = ()
     requests: tuple[Mapping[str, Any], ...] = ()
+    capture: str | None = None
 
     @classmethod
     def of_attempts(cls, attempts: Sequence[CaseReport]) -> CaseReport:
@@ -97,6 +100,7 @@ class CaseReport:
             attempts=tuple(attempts),
             warnings=tuple(dict.fromkeys(line for a in attempts for line in a.warnings)),
             requests=shown.requests,
+            capture=shown.capture,
         )
 
     @cached_property  # read by the runner, every formatter, the exit code and the history

@@ -67,6 +67,7 @@ class AttemptDoc(TypedDict):
     retries: NotRequired[list[RetryDoc]]
     checks: list[CheckDoc]
     warnings: NotRequired[list[str]]
+    capture: NotRequired[str | None]
     model_requests: NotRequired[list[dict[str, Any]]]
 
 
@@ -82,6 +83,7 @@ class CaseDoc(TypedDict):
     retries: NotRequired[list[RetryDoc]]
     checks: list[CheckDoc]
     warnings: NotRequired[list[str]]
+    capture: NotRequired[str | None]
     model_requests: NotRequired[list[dict[str, Any]]]
     runs: NotRequired[Annotated[int, Field(ge=1)]]
     passes: NotRequired[Annotated[int, Field(ge=0)] | None]
@@ -294,6 +296,7 @@ def _outcome(
         output_tokens=tokens[1],
         warnings=tuple(doc.get("warnings", ())),
         requests=tuple(doc.get("model_requests", ())),
+        capture=doc.get("capture"),
     )
 
 

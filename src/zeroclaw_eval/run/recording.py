@@ -94,7 +94,7 @@ class RecordingMode(RunMode):
             if getattr(tool, "upstream", False):
                 defined[name] = {
                     "description": tool.description,
-                    "input_schema": _object_schema(tool.parameters),
+                    "input_schema": object_schema(tool.parameters),
                 }
         return {
             name: _Kept(tool, kept) if getattr(tool, "upstream", False) else tool
@@ -127,7 +127,7 @@ class RecordingMode(RunMode):
         return recording.turns
 
 
-def _object_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+def object_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """``schema`` as the MCP tool server lists it to the agent: an object schema,
     whatever type (or none) the team's server gave."""
     rest = {key: value for key, value in schema.items() if key != "type"}
@@ -226,6 +226,31 @@ def fixture_document(
         document["tool_definitions"] = dict(sorted(definitions.items()))
     attach_requests(document, requests)
     return document
+
+
+def capture_record(document: Mapping[str, Any], mode: str, agent: str) -> dict[str, Any]:
+    """What ``record`` observed of a case it wrote as ``document``: the model's replies
+    in ``mode``, through ``agent``; the requests when every step stores one; the
+    results of the tools, which crossed the model boundary inside those requests (or
+    came from a team's own MCP server, scripted); the offer of that server's tools.
+    The expects are the case author's, not drafts."""
+    from zeroclaw_eval.version import __version__
+
+    steps = [step for turn in document["turns"] for step in turn.get("steps") or ()]
+    stored = bool(steps) and all("request" in step for step in steps)
+    called = any(step["response"].get("tool_calls") for step in steps)
+    observed = ["replies"]
+    if stored:
+        observed.append("requests")
+    if document.get("tool_definitions"):
+        observed.append("tool_offer")
+    if document.get("tool_results") or (stored and called):
+        observed.append("tool_results")
+    return {
+        "made_by": "record",
+        "sources": [f"zeroclaw-eval {__version__} record, mode {mode}, agent {agent}"],
+        "observed": observed,
+    }
 
 
 def attach_requests(document: dict[str, Any], requests: Sequence[Mapping[str, Any]]) -> bool:
@@ -347,6 +372,7 @@ def record_suite(
                 live.tool_results(case),
                 live.tool_definitions(case),
             )
+            document["capture"] = capture_record(document, provider.name, plan.agent.label)
             stored = _store(document, target, registry, scripted, config)
             if stored is not None:
                 refused.append(f"{stored} (recorded, not written)")

@@ -243,6 +243,7 @@ def attempt(
         output_tokens=tokens[1],
         warnings=warnings,
         requests=requests,
+        capture=notes.reproduced if error is None else None,
     )
 
 

@@ -142,3 +142,63 @@ def _same_tuple(value: tuple[Any, ...], items: list[Any]) -> tuple[Any, ...]:
 
 #: Nothing to keep out: the secrets of a run that holds none.
 NO_SECRETS = Secrets()
+
+
+# --- credentials recognised by their shape ---------------------------------------
+
+#: A credential recognised by its form, whatever its value: an ``Authorization``
+#: header's scheme and token, and the key formats of the common providers (OpenAI
+#: and Anthropic ``sk-``, AWS access keys, GitHub and Slack tokens, Google API keys).
+CREDENTIAL = re.compile(
+    r"\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}"
+    r"|\bsk-[A-Za-z0-9_-]{16,}"
+    r"|\bAKIA[0-9A-Z]{16}\b"
+    r"|\bgh[pousr]_[A-Za-z0-9]{30,}"
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"
+    r"|\bAIza[0-9A-Za-z_-]{35}"
+)
+
+#: Names under which a value is a credential whatever it looks like (headers, keys).
+CREDENTIAL_NAME = re.compile(
+    r"(?i)(?:^|[._-])(?:authorization|api[_-]?key|x-api-key|cookie|password|secret|token)$"
+)
+
+
+def redact_credentials(value: T) -> tuple[T, int]:
+    """``value`` with every credential redacted: text matching :data:`CREDENTIAL`, and
+    the whole string value of a mapping key matching :data:`CREDENTIAL_NAME` (an
+    ``authorization`` header); and how many it redacted. Text the harness did not
+    make (a trace) is held to this, as the provider's key is held to
+    :class:`Secrets`."""
+    count = 0
+
+    def text(found: str) -> str:
+        nonlocal count
+        redacted, hits = CREDENTIAL.subn(REDACTED, found)
+        count += hits
+        return redacted
+
+    def walk(item: Any) -> Any:
+        nonlocal count
+        if isinstance(item, Mapping):
+            shaped = {}
+            for key, entry in item.items():
+                if (
+                    isinstance(key, str)
+                    and isinstance(entry, str)
+                    and entry
+                    and entry != REDACTED
+                    and CREDENTIAL_NAME.search(key)
+                ):
+                    count += 1
+                    shaped[key] = REDACTED
+                else:
+                    shaped[walk(key)] = walk(entry)
+            return shaped
+        if isinstance(item, list):
+            return [walk(entry) for entry in item]
+        if isinstance(item, str):
+            return text(item)
+        return item
+
+    return walk(value), count
