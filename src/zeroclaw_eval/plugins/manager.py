@@ -28,6 +28,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.dispatch",
     "zeroclaw_eval.builtin.sequence",
     "zeroclaw_eval.builtin.callstatus",
+    "zeroclaw_eval.builtin.budgets",
+    "zeroclaw_eval.builtin.request_size",
     "zeroclaw_eval.builtin.model_side",
     "zeroclaw_eval.builtin.text",
     "zeroclaw_eval.builtin.json",
