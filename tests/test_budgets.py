@@ -186,7 +186,7 @@ def test_a_toml_date_is_as_good_as_a_quoted_one(tmp_path: Path) -> None:
 
 
 UNDECIDED = CheckResult.not_decided("max_output_tokens: 10", "n/a: turn 0 request 0: no usage")
-PASSED = CheckResult("response_contains: \"hi\"", True, "found")
+PASSED = CheckResult('response_contains: "hi"', True, "found")
 
 
 def test_an_undecided_check_fails_a_gating_suite_and_not_a_measuring_one() -> None:
@@ -199,7 +199,7 @@ def test_an_undecided_check_fails_a_gating_suite_and_not_a_measuring_one() -> No
 
 
 def test_a_case_with_a_failed_check_beside_an_undecided_one_is_failed_not_undecided() -> None:
-    failed = CheckResult("response_contains: \"hi\"", False, "not found")
+    failed = CheckResult('response_contains: "hi"', False, "not found")
     case = CaseReport("c", "c.json", (failed, UNDECIDED))
 
     assert not case.passed and not case.undecided

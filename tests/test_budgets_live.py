@@ -17,8 +17,12 @@ from typing import Any
 
 import pytest
 
+from zeroclaw_eval.history.recorder import NO_HISTORY_ENV
+
 from .chat_server import ChatServer, Reply, shaped, text, tool_calls
 from .live_helpers import live_case, write_config, zeroclaw
+
+WITH_HISTORY = {NO_HISTORY_ENV: ""}
 
 RATES = """
 [eval.rates."example-model"]
@@ -36,7 +40,12 @@ def server() -> Iterator[ChatServer]:
 
 
 def run_live(
-    tmp_path: Path, server: ChatServer, expects: dict[str, Any], *extra: str, rates: str = ""
+    tmp_path: Path,
+    server: ChatServer,
+    expects: dict[str, Any],
+    *extra: str,
+    rates: str = "",
+    history: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     suite = tmp_path / "suite"
     suite.mkdir(exist_ok=True)
@@ -44,7 +53,17 @@ def run_live(
     (suite / "00.json").write_text(json.dumps(case), encoding="utf-8")
     config = write_config(tmp_path, server.url)
     config.write_text(config.read_text(encoding="utf-8") + rates, encoding="utf-8")
-    return zeroclaw("eval", "run", "--mode", "live", "--suite", "suite", *extra, cwd=tmp_path)
+    return zeroclaw(
+        "eval",
+        "run",
+        "--mode",
+        "live",
+        "--suite",
+        "suite",
+        *extra,
+        cwd=tmp_path,
+        env_extra=WITH_HISTORY if history else None,
+    )
 
 
 def echo_then_text(**usage: Any) -> list[Reply]:
@@ -65,9 +84,7 @@ def test_a_server_that_omits_usage_leaves_the_budget_undecided_and_the_gate_red(
 ) -> None:
     server.add([no_usage(reply) for reply in echo_then_text()])
 
-    result = run_live(
-        tmp_path, server, {"max_output_tokens": 1000}, "--report", "json:out.json"
-    )
+    result = run_live(tmp_path, server, {"max_output_tokens": 1000}, "--report", "json:out.json")
 
     assert result.returncode == 1, result.stdout + result.stderr
     assert "? budget (suite/00.json): 1/2 checks" in result.stdout
@@ -163,7 +180,9 @@ def test_usage_over_the_budget_fails_even_when_another_request_reported_none(
     tmp_path: Path, server: ChatServer
 ) -> None:
     call, answer = echo_then_text()
-    server.add([shaped(call, usage={"prompt_tokens": 900, "completion_tokens": 5}), no_usage(answer)])
+    server.add(
+        [shaped(call, usage={"prompt_tokens": 900, "completion_tokens": 5}), no_usage(answer)]
+    )
 
     result = run_live(tmp_path, server, {"max_input_tokens": 500}, "--report", "junit:out.xml")
 
@@ -213,7 +232,11 @@ def test_a_model_without_a_rate_leaves_the_cost_undecided_naming_the_model(
 def test_cached_tokens_without_a_cached_rate_leave_the_cost_undecided(
     tmp_path: Path, server: ChatServer
 ) -> None:
-    usage = {"prompt_tokens": 50, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 40}}
+    usage = {
+        "prompt_tokens": 50,
+        "completion_tokens": 5,
+        "prompt_tokens_details": {"cached_tokens": 40},
+    }
     server.add(echo_then_text(first=usage, second=usage))
     rates = RATES.replace("cached_input = 0.5\n", "")
 
@@ -226,7 +249,9 @@ def test_cached_tokens_without_a_cached_rate_leave_the_cost_undecided(
     )
 
 
-def test_a_cost_known_only_as_a_range_across_the_budget_is_undecided(tmp_path: Path, server: ChatServer) -> None:
+def test_a_cost_known_only_as_a_range_across_the_budget_is_undecided(
+    tmp_path: Path, server: ChatServer
+) -> None:
     usage = {"prompt_tokens": 100_000, "completion_tokens": 10_000}
     server.add(echo_then_text(first=usage, second=usage))
 
@@ -285,9 +310,9 @@ def test_each_shape_of_usage_is_read_kind_by_kind(
     result = run_live(tmp_path, server, {"max_total_tokens": 1000}, "--report", "json:out.json")
 
     assert result.returncode == 0, result.stdout + result.stderr
-    entry = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["cases"][0][
-        "attempts"
-    ][0]["usage"][0]
+    entry = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["cases"][0]["attempts"][
+        0
+    ]["usage"][0]
     kinds = (
         "input_tokens",
         "cached_input_tokens",
@@ -307,3 +332,74 @@ def test_a_reasoning_budget_over_a_provider_that_reports_no_reasoning_is_undecid
 
     assert result.returncode == 1
     assert "n/a: turn 0 request 0: no reasoning tokens reported" in result.stdout
+
+
+def test_the_history_keeps_what_live_runs_spent_and_compare_and_the_trend_show_it(
+    tmp_path: Path, server: ChatServer
+) -> None:
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 10,
+        "prompt_tokens_details": {"cached_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 0},
+    }
+    server.add(echo_then_text(first=usage, second=usage))
+    server.add([no_usage(reply) for reply in echo_then_text()])
+    first, second = (
+        run_live(
+            tmp_path, server, {"max_total_tokens": 1000}, "--no-gate", rates=RATES, history=True
+        )
+        for _ in range(2)
+    )
+    assert (first.returncode, second.returncode) == (0, 0), first.stdout + second.stdout
+
+    compared = zeroclaw("eval", "compare", "--format", "json", cwd=tmp_path)
+    text_compared = zeroclaw("eval", "compare", cwd=tmp_path)
+    page = zeroclaw("eval", "history", "--html", "trend.html", cwd=tmp_path)
+
+    assert compared.returncode == 0, compared.stderr
+    document = json.loads(compared.stdout)
+    assert document["base_spend"] == {
+        "attempts": 1,
+        "input_tokens": 200,
+        "output_tokens": 20,
+        "cached_input_tokens": 0,
+        "reasoning_tokens": 0,
+        "cost": pytest.approx((200 * 2.0 + 20 * 8.0) / 1e6),
+    }
+    # The second run's server sent no usage: n/a, never 0.
+    assert document["head_spend"] == {
+        "attempts": 1,
+        "input_tokens": None,
+        "output_tokens": None,
+        "cached_input_tokens": None,
+        "reasoning_tokens": None,
+        "cost": None,
+    }
+    assert document["cases"][0]["head_spend"]["input_tokens"] is None
+    assert (
+        "spent: base 200 input / 20 output tokens, cost 0.00056; "
+        "head n/a input / n/a output tokens, cost n/a"
+    ) in text_compared.stdout
+    assert page.returncode == 0, page.stderr
+    trend = (tmp_path / "trend.html").read_text(encoding="utf-8")
+    data = json.loads(trend.split('type="application/json">')[1].split("</script>")[0])
+    assert [run["spend"]["input_tokens"] for run in data["runs"]] == [200, None]
+    assert 'id="spend"' in trend
+
+
+def test_a_replay_run_is_never_shown_as_spending(tmp_path: Path) -> None:
+    case = tmp_path / "suite"
+    case.mkdir()
+    from .conftest import echo_case
+
+    (case / "00.json").write_text(json.dumps(echo_case()), encoding="utf-8")
+    for _ in range(2):
+        ran = zeroclaw("eval", "run", "--suite", "suite", cwd=tmp_path, env_extra=WITH_HISTORY)
+        assert ran.returncode == 0
+
+    compared = zeroclaw("eval", "compare", "--format", "json", cwd=tmp_path)
+
+    document = json.loads(compared.stdout)
+    assert (document["base_spend"], document["head_spend"]) == (None, None)
+    assert "spent:" not in zeroclaw("eval", "compare", cwd=tmp_path).stdout
