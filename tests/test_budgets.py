@@ -189,24 +189,6 @@ UNDECIDED = CheckResult.not_decided("max_output_tokens: 10", "n/a: turn 0 reques
 PASSED = CheckResult('response_contains: "hi"', True, "found")
 
 
-def test_an_undecided_check_fails_a_gating_suite_and_not_a_measuring_one() -> None:
-    case = CaseReport("c", "c.json", (PASSED, UNDECIDED))
-
-    assert not case.passed and case.undecided
-    assert SuiteReport("s", (case,)).exit_code() == 1
-    assert SuiteReport("s", (case,), gating=False).exit_code() == 0
-    assert SuiteReport("s", (case,)).undecided_count == 1
-
-
-def test_a_case_with_a_failed_check_beside_an_undecided_one_is_failed_not_undecided() -> None:
-    failed = CheckResult('response_contains: "hi"', False, "not found")
-    case = CaseReport("c", "c.json", (failed, UNDECIDED))
-
-    assert not case.passed and not case.undecided
-    assert not CaseReport("c", "c.json", (PASSED,)).undecided
-    assert not CaseReport("c", "c.json", (UNDECIDED,), error="boom").undecided
-
-
 def test_merge_reads_the_undecided_outcome_back_and_refuses_an_undecided_pass(
     tmp_path: Path,
 ) -> None:
