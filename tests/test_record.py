@@ -86,6 +86,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "input_tokens": 21,
                             "output_tokens": 5,
                             "model": "example-model",
+                            "usage": {"input_tokens": 21, "output_tokens": 5},
                         }
                     },
                     {
@@ -95,6 +96,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "input_tokens": 34,
                             "output_tokens": 4,
                             "model": "example-model",
+                            "usage": {"input_tokens": 34, "output_tokens": 4},
                         }
                     },
                 ],
@@ -115,6 +117,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "input_tokens": 10,
                             "output_tokens": 7,
                             "model": "example-model",
+                            "usage": {"input_tokens": 10, "output_tokens": 7},
                         }
                     },
                     {
@@ -124,6 +127,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "input_tokens": 10,
                             "output_tokens": 5,
                             "model": "example-model",
+                            "usage": {"input_tokens": 10, "output_tokens": 5},
                         }
                     },
                 ],

@@ -204,7 +204,7 @@ def test_a_failing_case_fails_its_check_and_shows_the_alignment(
     reported = failing_report[name.replace("_", "-")]
     assert reported["error"] is None
     failed = [c for c in reported["checks"] if not c["passed"]]
-    assert failed == [{"check": check, "passed": False, "detail": detail}]
+    assert failed == [{"check": check, "passed": False, "undecided": False, "detail": detail}]
 
 
 SHIPPED = sorted((PROJECT / "evals" / "regression").glob("sequence_*.json"))

@@ -241,8 +241,10 @@ def admit_data(
     if agent is not None:
         for problem in agent.admit(trace):
             raise _problem(source, data, problem.path, problem.message)
-        for problem in _unobservable(expectations, agent.unobservable, f"agent {agent.label!r}"):
-            raise _problem(source, data, problem.path, problem.message)
+        missing = agent.unobservable
+        if missing:  # worded only then: an agent that misses nothing need not have a label
+            for problem in _unobservable(expectations, missing, f"agent {agent.label!r}"):
+                raise _problem(source, data, problem.path, problem.message)
     return Case(source, trace, expectations, idle_fails)
 
 

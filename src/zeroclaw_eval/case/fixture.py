@@ -55,7 +55,7 @@ class TextResponse(_Strict):
     model: NonEmptyStr | None = None
     """The model the server said answered (kept by ``record``), if known."""
     usage: ReportedUsage | None = None
-    """What the provider reported (kept by ``record``; ``null``: it reported none)."""
+    """What the provider reported (kept by ``record``; absent or ``null``: none)."""
 
 
 class ToolCallsResponse(_Strict):
@@ -70,7 +70,7 @@ class ToolCallsResponse(_Strict):
     model: NonEmptyStr | None = None
     """The model the server said answered (kept by ``record``), if known."""
     usage: ReportedUsage | None = None
-    """What the provider reported (kept by ``record``; ``null``: it reported none)."""
+    """What the provider reported (kept by ``record``; absent or ``null``: none)."""
 
 
 Response = Annotated[TextResponse | ToolCallsResponse, Field(discriminator="type")]

@@ -157,7 +157,7 @@ def step(reply: ModelReply) -> dict[str, Any]:
     Text beside tool calls is kept (an empty string too: the agent sends back
     ``""`` and ``null`` differently), and so are the calls' order and ids, a
     refusal, the model the server said answered, and the usage it reported
-    (``usage``, ``null`` when none). Replaying the step gives the
+    (``usage``, left out when it reported none). Replaying the step gives the
     agent the same reply the live model gave.
     """
     response: dict[str, Any]
@@ -178,13 +178,12 @@ def step(reply: ModelReply) -> dict[str, Any]:
     response["output_tokens"] = reply.output_tokens
     if reply.model:
         response["model"] = reply.model
-    # The provider's own figures, kind by kind; null when it reported none, so that a
-    # missing usage is not read back as the 0 tokens the step's counts then say.
-    response["usage"] = (
-        None
-        if reply.usage is None
-        else {kind: value for kind, value in vars(reply.usage).items() if value is not None}
-    )
+    # The provider's own figures, kind by kind, when it reported them: a step without
+    # ``usage`` says none was reported (its counts are then 0 only for the agent's sake).
+    if reply.usage is not None:
+        response["usage"] = {
+            kind: value for kind, value in vars(reply.usage).items() if value is not None
+        }
     return {"response": response}
 
 
