@@ -268,3 +268,29 @@ def test_a_size_budget_over_an_agent_that_records_no_request_is_undecided() -> N
         check = grade(family, 10, silent)
         assert check.undecided and check.detail.startswith("n/a: the agent recorded no model")
     assert grade(MaxRequestChars(), 10, RunRecord()).passed  # a run that did nothing
+
+
+def test_three_missing_figures_are_all_named_with_nothing_more() -> None:
+    check = grade(MaxTotalTokens(), 100, run(None, None, None))
+
+    assert check.detail == (
+        "n/a: turn 0 request 0: no usage reported; turn 0 request 1: no usage reported; "
+        "turn 0 request 2: no usage reported (the rest reported 0 tokens (input and output))"
+    )
+
+
+@pytest.mark.parametrize("limit", [0, -1.5, float("inf"), float("nan")])
+def test_a_cost_budget_must_be_a_positive_finite_amount(limit: float) -> None:
+    from zeroclaw_eval.case.admission import admit_data
+    from zeroclaw_eval.errors import AdmissionError
+    from zeroclaw_eval.testing import make_registry
+
+    registry = make_registry()
+    case = {
+        "model_name": "c",
+        "turns": [{"user_input": "hi"}],
+        "expects": {"response_contains": ["hi"], "max_cost": limit},
+    }
+    with pytest.raises(AdmissionError) as refused:
+        admit_data(case, registry, registry.modes["live"].obj, source="c.json")
+    assert refused.value.field.startswith("expects.max_cost")
