@@ -18,6 +18,7 @@ from zeroclaw_eval import CaseReport, CheckResult, SuiteReport
 
 from .cli_process import assert_clean_errors, json_report
 from .conftest import echo_case, zeroclaw
+from .test_families import USAGE_FAMILIES
 
 
 def write(tmp_path: Path, expects: dict[str, Any], name: str = "case.json") -> Path:
@@ -26,17 +27,7 @@ def write(tmp_path: Path, expects: dict[str, Any], name: str = "case.json") -> P
     return path
 
 
-@pytest.mark.parametrize(
-    "family",
-    [
-        "max_input_tokens",
-        "max_cached_input_tokens",
-        "max_reasoning_tokens",
-        "max_output_tokens",
-        "max_total_tokens",
-        "max_cost",
-    ],
-)
+@pytest.mark.parametrize("family", sorted(USAGE_FAMILIES))
 def test_replay_refuses_a_token_or_cost_budget_saying_why(tmp_path: Path, family: str) -> None:
     case = write(tmp_path, {"response_contains": ["hello"], family: 100})
 

@@ -22,6 +22,7 @@ enough to bound them (about four characters a token in English prose).
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -59,66 +60,67 @@ def request_chars(request: ModelRequest) -> int:
     return size
 
 
-def _unmeasured(run: RunRecord) -> bool:
-    return not run.requests and bool(run.responses)
+class _SizeBudget(Family[int]):
+    """A bound on the characters of the case's requests (see the module's doc)."""
+
+    params = PositiveInt
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return REQUESTS
+
+    def grade(self, params: int, run: RunRecord) -> list[CheckResult]:
+        check = f"{self.name}: {params}"
+        if not run.requests and run.responses:  # it answered, and kept no request
+            return [CheckResult.not_decided(check, UNRECORDED)]
+        sizes = [request_chars(request) for request in run.requests]
+        return [self.bound(check, params, sizes, run.requests)]
+
+    @abstractmethod
+    def bound(
+        self, check: str, limit: int, sizes: list[int], requests: list[ModelRequest]
+    ) -> CheckResult:
+        """The check of the requests' ``sizes`` (in the order of ``requests``) against ``limit``."""
 
 
-class MaxRequestChars(Family[int]):
+class MaxRequestChars(_SizeBudget):
     """Every model request of the case shows the model at most ``n`` characters."""
 
     name = "max_request_chars"
-    params = PositiveInt
     description = "every model request shows the model at most n characters of text"
 
-    def evidence(self, params: Any) -> frozenset[str]:
-        return REQUESTS
-
-    def grade(self, params: int, run: RunRecord) -> list[CheckResult]:
-        check = f"{self.name}: {params}"
-        if _unmeasured(run):
-            return [CheckResult.not_decided(check, UNRECORDED)]
-        sizes = [request_chars(request) for request in run.requests]
+    def bound(
+        self, check: str, limit: int, sizes: list[int], requests: list[ModelRequest]
+    ) -> CheckResult:
         over = [
             f"turn {request.turn} request {request.step}: {size}"
-            for request, size in zip(run.requests, sizes, strict=True)
-            if size > params
+            for request, size in zip(requests, sizes, strict=True)
+            if size > limit
         ]
-        largest = max(sizes, default=0)
         if over:
-            return [
-                CheckResult(
-                    check,
-                    False,
-                    f"{plural(len(over), 'request')} over {params} characters "
-                    f"({'; '.join(over[:3])}{'; ...' if len(over) > 3 else ''})",
-                )
-            ]
-        return [
-            CheckResult(
-                check, True, f"the largest of {plural(len(sizes), 'request')}: {largest} characters"
+            shown = "; ".join(over[:3]) + ("; ..." if len(over) > 3 else "")
+            return CheckResult(
+                check, False, f"{plural(len(over), 'request')} over {limit} characters ({shown})"
             )
-        ]
+        largest = max(sizes, default=0)
+        return CheckResult(
+            check, True, f"the largest of {plural(len(sizes), 'request')}: {largest} characters"
+        )
 
 
-class MaxTotalRequestChars(Family[int]):
+class MaxTotalRequestChars(_SizeBudget):
     """The model requests of the case show the model at most ``n`` characters in all."""
 
     name = "max_total_request_chars"
-    params = PositiveInt
     description = "the case's model requests show the model at most n characters in all"
 
-    def evidence(self, params: Any) -> frozenset[str]:
-        return REQUESTS
-
-    def grade(self, params: int, run: RunRecord) -> list[CheckResult]:
-        check = f"{self.name}: {params}"
-        if _unmeasured(run):
-            return [CheckResult.not_decided(check, UNRECORDED)]
-        total = sum(request_chars(request) for request in run.requests)
-        detail = f"{total} characters over {plural(len(run.requests), 'request')}"
-        if total > params:
-            return [CheckResult(check, False, f"{detail}, more than {params}")]
-        return [CheckResult(check, True, detail)]
+    def bound(
+        self, check: str, limit: int, sizes: list[int], requests: list[ModelRequest]
+    ) -> CheckResult:
+        total = sum(sizes)
+        detail = f"{total} characters over {plural(len(sizes), 'request')}"
+        if total > limit:
+            return CheckResult(check, False, f"{detail}, more than {limit}")
+        return CheckResult(check, True, detail)
 
 
 FAMILIES: tuple[type[Family[Any]], ...] = (MaxRequestChars, MaxTotalRequestChars)
