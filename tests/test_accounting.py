@@ -294,3 +294,111 @@ def test_a_cost_budget_must_be_a_positive_finite_amount(limit: float) -> None:
     with pytest.raises(AdmissionError) as refused:
         admit_data(case, registry, registry.modes["live"].obj, source="c.json")
     assert refused.value.field.startswith("expects.max_cost")
+
+
+def test_four_missing_figures_name_three_and_one_more() -> None:
+    check = grade(MaxTotalTokens(), 100, run(None, None, None, None))
+
+    assert check.detail.endswith(
+        "no usage reported; and 1 more (the rest reported 0 tokens (input and output))"
+    )
+
+
+def test_cost_sums_every_priceable_request_past_those_it_cannot_price() -> None:
+    known = Usage(input_tokens=M, output_tokens=0, cached_input_tokens=0)
+    record = run(None, known, known)
+    record.usage.insert(1, RequestUsage(0, 9, "other", known))
+
+    priced = cost(record)
+
+    assert priced.reported == 4.0  # two requests at 2.0, exactly: per million
+    assert priced.missing == (
+        "turn 0 request 0: no usage reported",
+        "turn 0 request 9: no rate for model 'other'",
+    )
+
+
+def test_ranges_add_up_over_the_requests() -> None:
+    unsplit = Usage(input_tokens=M, output_tokens=0)
+
+    priced = cost(run(unsplit, unsplit))
+
+    assert (priced.reported, priced.most) == (1.0, 4.0)
+
+
+def test_cache_writes_are_counted_in_both_ends_of_a_range() -> None:
+    writing = Rate(
+        input=2.0, output=8.0, cached_input=0.5, cache_write_input=3.0, checked="2026-01-15"
+    )
+    known = Usage(
+        input_tokens=M, output_tokens=0, cached_input_tokens=0, cache_write_input_tokens=M // 2
+    )
+    unsplit = Usage(input_tokens=M, output_tokens=0, cache_write_input_tokens=M // 2)
+
+    exact = cost(run(known, m=writing))
+    ranged = cost(run(unsplit, m=writing))
+
+    assert exact.exact and exact.reported == 2.5  # half plain at 2.0, half written at 3.0
+    assert (ranged.reported, ranged.most) == (1.75, 2.5)  # the plain half at 0.5 to 2.0
+
+
+def test_metering_prices_a_nameless_reply_at_the_model_asked_for() -> None:
+    record = run(Usage(input_tokens=M, output_tokens=0, cached_input_tokens=0), model=None)
+    record.requested_model = "m"
+
+    metered = metering(record)
+
+    assert metered.requests[0]["cost"] == 2.0 and metered.cost == 2.0
+
+
+def test_metering_keeps_every_figure_of_each_request_and_none_for_a_missing_usage() -> None:
+    usage = Usage(input_tokens=5, output_tokens=1, cache_write_input_tokens=0)
+
+    first, second = metering(run(usage, None)).requests
+
+    assert first == {
+        "turn": 0,
+        "step": 0,
+        "model": "m",
+        "input_tokens": 5,
+        "cached_input_tokens": None,
+        "reasoning_tokens": None,
+        "output_tokens": 1,
+        "cache_write_input_tokens": 0,
+        "cost": None,  # the cached part is not known: a range
+    }
+    assert second == {
+        "turn": 0,
+        "step": 1,
+        "model": "m",
+        "input_tokens": None,
+        "cached_input_tokens": None,
+        "reasoning_tokens": None,
+        "output_tokens": None,
+        "cache_write_input_tokens": None,
+        "cost": None,
+    }
+
+
+def test_a_tool_schema_is_measured_as_compact_json_with_its_characters_as_is() -> None:
+    tool = OfferedTool("t", "", {"type": "object", "title": "é"})
+
+    # {"type":"object","title":"é"}: 29 characters, the é one of them
+    assert request_chars(ModelRequest(0, 0, [], [tool])) == 1 + 29
+
+
+def test_three_requests_over_the_bound_are_all_named_with_nothing_more() -> None:
+    check = grade(MaxRequestChars(), 4, requests(5, 6, 7))
+
+    assert check.detail == (
+        "3 requests over 4 characters (turn 0 request 0: 5; turn 0 request 1: 6; turn 0 "
+        "request 2: 7)"
+    )
+
+
+def test_no_request_at_all_is_within_any_size_bound() -> None:
+    check = grade(MaxRequestChars(), 10, RunRecord())
+
+    assert check == CheckResult(
+        "max_request_chars: 10", True, "the largest of 0 requests: 0 characters"
+    )
