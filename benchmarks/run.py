@@ -291,19 +291,28 @@ def main() -> None:
         Workload("imports+json", 0, [python, "-c", IMPORTS_JSON_CODE], "w3", cwd="w3"),
     ]
     for label, script in scripts.items():
+        # Each install runs in its own copy of the workloads, so has its own history:
+        # one of another schema version would refuse the other's file.
+        own = "-base" if label else ""
 
         def run(suite: str, *more: str, script: Path = script) -> list[str]:
             return [str(script), "eval", "run", "--suite", suite, *more]
 
         workloads += [
-            Workload(f"W1{label}", 1, run("w1"), "w1", "w1", floor_target=1.15),
-            Workload(f"W1 no-history{label}", 1, run("w1", "--no-history"), "w1", "w1"),
-            Workload(f"W1 git{label}", 1, run("w1"), "git", "git"),
-            Workload(f"W2{label}", 1_000, run("w2"), "w2", "w2"),
+            Workload(f"W1{label}", 1, run("w1"), "w1" + own, "w1" + own, floor_target=1.15),
+            Workload(f"W1 no-history{label}", 1, run("w1", "--no-history"), "w1" + own, "w1" + own),
+            Workload(f"W1 git{label}", 1, run("w1"), "git" + own, "git" + own),
+            Workload(f"W2{label}", 1_000, run("w2"), "w2" + own, "w2" + own),
             Workload(
-                f"W3{label}", 1_000, run("w3"), "w3", "w3", floor_target=2.0, target_rss_mib=60
+                f"W3{label}",
+                1_000,
+                run("w3"),
+                "w3" + own,
+                "w3" + own,
+                floor_target=2.0,
+                target_rss_mib=60,
             ),
-            Workload(f"W4{label}", 10_000, run("w4"), "w4", "w4", target_s=3.0),
+            Workload(f"W4{label}", 10_000, run("w4"), "w4" + own, "w4" + own, target_s=3.0),
         ]
     if args.only:
         wanted = {name.lower() for name in args.only} | {"floor", "imports"}
@@ -316,10 +325,12 @@ def main() -> None:
         suites = {"w1": (1, text_case), "w2": (1_000, text_case)}
         suites |= {"w3": (1_000, echo_case), "w4": (10_000, echo_case)}
         for suite, (count, make) in suites.items():
-            if suite in needed:
-                write_suite(root / suite / suite, count, make)
-        if "git" in needed:
-            git_checkout(root / "git")
+            for copy in (suite, suite + "-base"):
+                if copy in needed:
+                    write_suite(root / copy / suite, count, make)
+        for copy in ("git", "git-base"):
+            if copy in needed:
+                git_checkout(root / copy)
 
         print(
             f"{args.warmup} warm-up + {args.runs} measured rounds, interleaved; "

@@ -417,6 +417,9 @@ def test_run_record_derives_names_and_success_from_the_calls() -> None:
         "input_tokens",
         "output_tokens",
         "requests",
+        "usage",
+        "rates",
+        "requested_model",
     ]
 
 

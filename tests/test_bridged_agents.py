@@ -213,8 +213,49 @@ def test_live_mode_forwards_the_agents_requests_and_record_writes_replay(
     steps = recorded["turns"][0]["steps"]
     assert steps[0]["response"]["tool_calls"][0]["arguments"] == {"message": "hello"}
     assert steps[1]["response"]["content"] == "echoed hello"
+    # The provider's usage, kept as it reported it.
+    assert steps[0]["response"]["usage"] == {"input_tokens": 10, "output_tokens": 5}
     # And the recording replays green through the same agent.
     assert run(config, out).exit_code == 0
+
+
+@pytest.mark.parametrize("attachment", sorted(ATTACHMENTS))
+def test_a_bridged_agent_live_keeps_each_requests_usage_and_a_missing_one_is_undecided(
+    tmp_path: Path, attachment: str
+) -> None:
+    live_case = {
+        "model_name": "live-budget",
+        "turns": [{"user_input": "Echo hello"}],
+        "expects": {
+            "tool_results_contain": [{"tool": "echo", "needle": "hello"}],
+            "max_output_tokens": 100,
+        },
+    }
+    answer = text("echoed hello")
+    del answer.body["usage"]  # the second reply reports no usage
+    with ChatServer() as server:
+        server.add([tool_calls(("call_9", "echo", {"message": "hello"})), answer])
+        config = configure(tmp_path / "project", ATTACHMENTS[attachment])
+        config.write_text(
+            config.read_text(encoding="utf-8").replace(
+                "[eval]\n",
+                f'[eval]\n[eval.live]\nbase_url = "{server.url}"\nmodel = "gpt-test"\n',
+            ),
+            encoding="utf-8",
+        )
+        result = run(
+            config, write_suite(tmp_path / "live", live_case), "--mode", "live", "--format", "json"
+        )
+    assert result.exit_code == 1, result.stdout + result.stderr
+    case = json.loads(result.stdout)["cases"][0]
+    assert case["checks"][1] == {
+        "check": "max_output_tokens: 100",
+        "passed": False,
+        "undecided": True,
+        "detail": "n/a: turn 0 request 1: no usage reported (the rest reported 5 output tokens)",
+    }
+    usage = case["attempts"][0]["usage"]
+    assert [(entry["step"], entry["output_tokens"]) for entry in usage] == [(0, 5), (1, None)]
 
 
 def test_the_own_agent_guide_configures_both_attachments_as_written(tmp_path: Path) -> None:

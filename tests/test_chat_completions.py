@@ -10,6 +10,7 @@ import pytest
 
 from zeroclaw_eval import ModelReply, RunError, ToolCallRequest
 from zeroclaw_eval.builtin.live_client import _parse_retry_after, parse_reply
+from zeroclaw_eval.protocol import Usage
 
 
 def reply(message: dict[str, Any], usage: Any = None) -> dict[str, Any]:
@@ -27,7 +28,7 @@ def test_text_reply_with_usage() -> None:
     mapped = parse_reply(
         reply({"content": "hi"}, {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9})
     )
-    assert mapped == ModelReply("hi", (), 7, 2)
+    assert mapped == ModelReply("hi", (), 7, 2, usage=Usage(input_tokens=7, output_tokens=2))
 
 
 def test_tool_calls_are_decoded_and_missing_pieces_defaulted() -> None:
@@ -72,9 +73,11 @@ def test_malformed_replies_are_run_errors(document: dict[str, Any], message: str
         parse_reply(document)
 
 
-def test_nonsense_usage_counts_as_zero() -> None:
+def test_nonsense_usage_is_not_reported_never_zero() -> None:
     mapped = parse_reply(reply({"content": "x"}, {"prompt_tokens": -1, "completion_tokens": "3"}))
+    # The agent is told 0 (its wire needs a number); the accounting reads no usage.
     assert (mapped.input_tokens, mapped.output_tokens) == (0, 0)
+    assert mapped.usage is None
 
 
 def test_retry_after_seconds_date_and_garbage() -> None:

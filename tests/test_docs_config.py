@@ -10,16 +10,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from zeroclaw_eval.config import AgentTable, EvalConfig, LiveConfig
+from zeroclaw_eval.config import AgentTable, EvalConfig, LiveConfig, Rate
 
 from .conftest import PROJECT
 
 SECTION = (PROJECT / "docs" / "reference" / "configuration.md").read_text(encoding="utf-8")
-ROW = re.compile(r"^\| `\[(eval(?:\.live|\.agent)?)\] (\w+)` \| (.*?) \| (.*) \|$", re.MULTILINE)
+ROW = re.compile(
+    r'^\| `\[(eval(?:\.live|\.agent|\.rates\."MODEL")?)\] (\w+)` \| (.*?) \| (.*) \|$', re.MULTILINE
+)
 TABLES: dict[str, type[BaseModel]] = {
     "eval": EvalConfig,
     "eval.live": LiveConfig,
     "eval.agent": AgentTable,
+    'eval.rates."MODEL"': Rate,
 }
 SUBTABLES = {"live"}
 """Keys of ``[eval]`` that are tables of their own, documented key by key."""
@@ -60,8 +63,11 @@ def test_every_default_is_the_models_default() -> None:
         for key, field in model.model_fields.items():
             if (table, key) not in cells:
                 continue
-            default = field.get_default(call_default_factory=True)
             cell = cells[table, key]
+            if field.is_required():
+                assert cell == "required", f"[{table}] {key}: {cell!r}"
+                continue
+            default = field.get_default(call_default_factory=True)
             if default is None:
                 assert cell.startswith("none"), f"[{table}] {key}: {cell!r}"
             else:

@@ -27,6 +27,9 @@ from zeroclaw_eval import (
     run_suite,
 )
 from zeroclaw_eval.agents.bridged import OfferedTool
+from zeroclaw_eval.config import Rate
+from zeroclaw_eval.grading.record import RequestUsage
+from zeroclaw_eval.protocol import Usage
 
 from .conftest import echo_case
 
@@ -49,6 +52,18 @@ def asked(*messages: dict[str, Any], tools: tuple[str, ...] = ("echo",)) -> RunR
 
 HI = {"role": "user", "content": "hi"}
 
+RATE = Rate(input=2.0, output=8.0, checked="2026-01-15")
+
+
+def metered(*usages: Usage | None, model: str = "m") -> RunRecord:
+    """A run whose requests' replies reported ``usages`` (``None``: no usage), priced at
+    :data:`RATE` for model ``m``."""
+    return RunRecord(
+        responses=["x"],
+        usage=[RequestUsage(0, step, model, usage) for step, usage in enumerate(usages)],
+        rates={"m": RATE},
+    )
+
 
 @pytest.fixture
 def grade(
@@ -57,11 +72,22 @@ def grade(
     """Admit a case with the given ``expects`` and grade it against a run."""
 
     def grade(expects: dict[str, Any], record: RunRecord) -> list[CheckResult]:
-        case = admit_file(write_case(echo_case(expects=expects)), registry, replay)
+        # Token and cost budgets read usage, which replay refuses: admitted as live cases.
+        mode = registry.modes["live"].obj if USAGE_FAMILIES & expects.keys() else replay
+        case = admit_file(write_case(echo_case(expects=expects)), registry, mode)
         return list(case.grade(record))
 
     return grade
 
+
+USAGE_FAMILIES = {
+    "max_input_tokens",
+    "max_cached_input_tokens",
+    "max_reasoning_tokens",
+    "max_output_tokens",
+    "max_total_tokens",
+    "max_cost",
+}
 
 ECHO = call("echo")
 SHELL_FAILED = call("shell", result="unknown tool 'shell'", ok=False)
@@ -238,6 +264,71 @@ FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
         "tool_call_status: shell failed",
         'shell[0] (turn 0, call 0) succeeded: "ran"',
     ),
+    "max_request_chars": (
+        {"max_request_chars": 40},
+        asked(HI),  # "hi", and echo: its name, description and schema, 36 characters
+        asked(HI, tools=("echo", "shell")),
+        "max_request_chars: 40",
+        "1 request over 40 characters (turn 0 request 0: 72)",
+    ),
+    "max_total_request_chars": (
+        {"max_total_request_chars": 36},
+        asked(HI),
+        asked(HI, tools=("echo", "shell")),
+        "max_total_request_chars: 36",
+        "72 characters over 1 request, more than 36",
+    ),
+    "max_input_tokens": (
+        {"max_input_tokens": 100},
+        metered(Usage(input_tokens=60), Usage(input_tokens=40)),
+        metered(Usage(input_tokens=60), Usage(input_tokens=41)),
+        "max_input_tokens: 100",
+        "101 input tokens over 2 requests, more than 100 input tokens",
+    ),
+    "max_input_tokens_without_usage": (
+        {"max_input_tokens": 100},
+        metered(Usage(input_tokens=100)),
+        metered(Usage(input_tokens=60), None),
+        "max_input_tokens: 100",
+        "n/a: turn 0 request 1: no usage reported (the rest reported 60 input tokens)",
+    ),
+    "max_cached_input_tokens": (
+        {"max_cached_input_tokens": 10},
+        metered(Usage(cached_input_tokens=10)),
+        metered(Usage(cached_input_tokens=11)),
+        "max_cached_input_tokens: 10",
+        "11 cached input tokens over 1 request, more than 10 cached input tokens",
+    ),
+    "max_reasoning_tokens": (
+        {"max_reasoning_tokens": 10},
+        metered(Usage(reasoning_tokens=0)),
+        metered(Usage(output_tokens=5)),
+        "max_reasoning_tokens: 10",
+        "n/a: turn 0 request 0: no reasoning tokens reported (the rest reported 0 reasoning "
+        "tokens)",
+    ),
+    "max_output_tokens": (
+        {"max_output_tokens": 10},
+        metered(Usage(output_tokens=10)),
+        metered(Usage(output_tokens=11)),
+        "max_output_tokens: 10",
+        "11 output tokens over 1 request, more than 10 output tokens",
+    ),
+    "max_total_tokens": (
+        {"max_total_tokens": 10},
+        metered(Usage(input_tokens=5, output_tokens=5)),
+        metered(Usage(input_tokens=6, output_tokens=5)),
+        "max_total_tokens: 10",
+        "11 tokens (input and output) over 1 request, more than 10 tokens (input and output)",
+    ),
+    "max_cost": (
+        {"max_cost": 1},
+        # 500,000 input tokens at 2.0 the million, no cache: 1.0 exactly
+        metered(Usage(input_tokens=500_000, output_tokens=0, cached_input_tokens=0)),
+        metered(Usage(input_tokens=1, output_tokens=1), model="other"),
+        "max_cost: 1",
+        "n/a: turn 0 request 0: no rate for model 'other' (the rest reported 0)",
+    ),
 }
 
 
@@ -254,8 +345,10 @@ def test_family_passes_and_fails_showing_what_was_observed(
 ) -> None:
     assert [c for c in grade(expects, passing) if not c.passed] == []
     failed = [c for c in grade(expects, failing) if not c.passed]
-    assert [CheckResult(c.check, c.passed, c.detail) for c in failed] == [
-        CheckResult(check, False, detail)
+    # A check the evidence cannot decide says so first (n/a), and is marked undecided;
+    # the trajectory score beside a sequence check is pinned in test_trajectory_score.py.
+    assert [CheckResult(c.check, c.passed, c.detail, undecided=c.undecided) for c in failed] == [
+        CheckResult(check, False, detail, undecided=detail.startswith("n/a: "))
     ]
 
 

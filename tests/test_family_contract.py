@@ -239,6 +239,17 @@ BUILT_IN = {
     "all_tools_succeeded": "true: every dispatched call succeeded; false: at least one failed",
     "tool_arguments_contain": "the arguments dispatched to a tool contain the needle",
     "tool_results_contain": "the text a tool returned (or its error) contains the needle",
+    "max_input_tokens": "at most n input tokens, as the provider reported them, over the case",
+    "max_cached_input_tokens": "at most n cached input tokens, as the provider reported them, "
+    "over the case",
+    "max_reasoning_tokens": "at most n reasoning tokens, as the provider reported them, over "
+    "the case",
+    "max_output_tokens": "at most n output tokens, as the provider reported them, over the case",
+    "max_total_tokens": "at most n input plus output tokens, as the provider reported them",
+    "max_cost": "at most this cost over the case, priced at [eval.rates] (their currency)",
+    "max_request_chars": "every model request shows the model at most n characters of text",
+    "max_total_request_chars": "the case's model requests show the model at most n characters "
+    "in all",
 }
 
 
@@ -271,6 +282,14 @@ READS = {
     "tools_not_used": {"calls"},
     "tools_offered": {"requests"},
     "tools_used": {"calls"},
+    "max_input_tokens": {"usage"},
+    "max_cached_input_tokens": {"usage"},
+    "max_reasoning_tokens": {"usage"},
+    "max_output_tokens": {"usage"},
+    "max_total_tokens": {"usage"},
+    "max_cost": {"usage"},
+    "max_request_chars": {"requests"},
+    "max_total_request_chars": {"requests"},
 }
 
 

@@ -318,3 +318,30 @@ def test_a_run_is_filed_under_its_suite_directory_however_it_was_named(project: 
     filed = [r[0] for r in rows(history, "SELECT suite FROM runs ORDER BY id")]
     # Named fixtures: as the report names them (relative to the configuration).
     assert filed == [str(suite)] * 3 + ["evals/capability/a_pass.json"]
+
+
+def test_a_history_of_the_third_schema_gains_the_spend_columns_and_keeps_its_attempts(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        for migration in MIGRATIONS[:3]:
+            for statement in migration:
+                db.execute(statement)
+        db.execute("PRAGMA user_version = 3")
+        db.execute(
+            "INSERT INTO runs (started_at, suite, mode, agent, config_digest, plugins, "
+            "duration_s, verdict, gating, repeats, total, passed) "
+            "VALUES ('2026-01-01T00:00:00Z', 's', 'live', 'reference', 'd', '[]', 1, "
+            "'passed', 1, 1, 1, 1)"
+        )
+        db.execute(
+            "INSERT INTO attempts (run_id, case_index, case_name, source, attempt, passed, "
+            "error, checks, duration_s, input_tokens, output_tokens) "
+            "VALUES (1, 0, 'c', 'c.json', 0, 1, NULL, '[]', 0.5, 0, 0)"
+        )
+    with open_history(path) as history:
+        (attempt,) = history.attempts([1])
+    # Written before usage was metered: its 0 tokens are not read as a spend.
+    assert (attempt.metered, attempt.cost, attempt.cached_input_tokens) == (False, None, None)
+    assert rows(path, "PRAGMA user_version")[0][0] == SCHEMA_VERSION

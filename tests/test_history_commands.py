@@ -253,7 +253,11 @@ def test_compare_as_json(history: Path) -> None:
         "p_value": pytest.approx(fisher_exact(10, 0, 2, 8)),
         "significant": True,
         "regressed": True,
+        # Replayed runs: their scripted counts are never shown as spend.
+        "base_spend": None,
+        "head_spend": None,
     }
+    assert (document["base_spend"], document["head_spend"]) == (None, None)
     assert by_name["noisy"]["change"] == "rate_moved" and not by_name["noisy"]["significant"]
     assert by_name["brand-new"]["base"] is None and by_name["retired"]["head"] is None
     assert by_name["steady"]["change"] == "unchanged"

@@ -50,6 +50,9 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.agents.dialect",
         "zeroclaw_eval.agents.loop",
         "zeroclaw_eval.builtin",
+        # The budget families: registered on every run; their accounting
+        # (grading.accounting) is imported only when a case grades one.
+        "zeroclaw_eval.builtin.budgets",
         "zeroclaw_eval.builtin.callstatus",
         "zeroclaw_eval.builtin.counts",
         "zeroclaw_eval.builtin.dialects",
@@ -61,6 +64,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.live",
         "zeroclaw_eval.builtin.model_side",
         "zeroclaw_eval.builtin.reference",
+        "zeroclaw_eval.builtin.request_size",
         "zeroclaw_eval.builtin.replay",
         "zeroclaw_eval.builtin.response",
         # Default family plugins are registered on every run; their matching

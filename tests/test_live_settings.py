@@ -96,7 +96,7 @@ def test_a_history_of_schema_2_migrates_and_keeps_its_runs(tmp_path: Path) -> No
             "VALUES ('2026-01-01T00:00:00Z', 's', 'live', 'reference', 'd', '[]', 1, "
             "'passed', 1, 1, 1, 1)"
         )
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION == 4
     case = CaseReport("c", "c.json", (CheckResult("response_contains: hi", True, "found"),))
     report = SuiteReport("s", (case,), "live", config_digest="e", live_settings=SETTINGS)
     with open_history(path, writable=True) as history:
@@ -106,7 +106,7 @@ def test_a_history_of_schema_2_migrates_and_keeps_its_runs(tmp_path: Path) -> No
         new, _ = history.runs()
         assert new.live_settings == SETTINGS
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         stored = db.execute("SELECT live_settings FROM runs ORDER BY id").fetchall()
     # Readable as it stands in the file, without the configuration.
     assert stored[0][0] is None

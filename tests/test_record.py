@@ -94,6 +94,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "input_tokens": 21,
                             "output_tokens": 5,
                             "model": "example-model",
+                            "usage": {"input_tokens": 21, "output_tokens": 5},
                         }
                     },
                     {
@@ -103,6 +104,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "input_tokens": 34,
                             "output_tokens": 4,
                             "model": "example-model",
+                            "usage": {"input_tokens": 34, "output_tokens": 4},
                         }
                     },
                 ],
@@ -123,6 +125,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "input_tokens": 10,
                             "output_tokens": 7,
                             "model": "example-model",
+                            "usage": {"input_tokens": 10, "output_tokens": 7},
                         }
                     },
                     {
@@ -132,6 +135,7 @@ def test_recorded_fixtures_replay_green_unchanged(tmp_path: Path) -> None:
                             "input_tokens": 10,
                             "output_tokens": 5,
                             "model": "example-model",
+                            "usage": {"input_tokens": 10, "output_tokens": 5},
                         }
                     },
                 ],

@@ -194,7 +194,7 @@ def test_the_recording_keeps_every_shape_as_written(tmp_path: Path) -> None:
         ],
         "input_tokens": 0,
         "output_tokens": 0,
-        "model": SERVED_BY,
+        "model": SERVED_BY,  # and no usage: the server reported none
     }
     assert steps[1]["response"]["content"] == ""
     refusal = json.loads((tmp_path / "out" / "refusal.json").read_text(encoding="utf-8"))
@@ -205,4 +205,5 @@ def test_the_recording_keeps_every_shape_as_written(tmp_path: Path) -> None:
         "input_tokens": 10,
         "output_tokens": 5,
         "model": "example-model",
+        "usage": {"input_tokens": 10, "output_tokens": 5},
     }

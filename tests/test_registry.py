@@ -560,7 +560,8 @@ def test_a_family_reading_evidence_outside_the_known_kinds_is_the_plugins_defect
     assert (refused.value.field, refused.value.message) == (
         "expects.vibes",
         "family 'vibes' of plugin 'moody' reads evidence vibes, not among arguments, calls, "
-        "requests, response, results, status: a defect of that plugin, not of this fixture",
+        "requests, response, results, status, usage: a defect of that plugin, not of this "
+        "fixture",
     )
 
 
@@ -574,11 +575,21 @@ class Everything(Mentions):
 
 
 def test_a_family_reading_every_known_kind_of_evidence_is_admitted(
-    replay: RunMode, write_case: Callable[..., Path]
+    registry: Registry, replay: RunMode, write_case: Callable[..., Path]
 ) -> None:
-    registry = registry_with(("all", Registers("zeroclaw_eval_register_families", (Everything(),))))
-    case = admit_file(write_case(echo_case(expects={"everything": ["hi"]})), registry, replay)
+    """By a mode that can show every kind (live); replay cannot show the usage a
+    provider reports, and refuses the family for it."""
+    everything = registry_with(
+        ("all", Registers("zeroclaw_eval_register_families", (Everything(),)))
+    )
+    path = write_case(echo_case(expects={"everything": ["hi"]}))
+    case = admit_file(path, everything, registry.modes["live"].obj)
     assert [e.name for e in case.expectations] == ["everything"]
+    with pytest.raises(AdmissionError) as refused:
+        admit_file(path, everything, replay)
+    assert refused.value.message.startswith(
+        "mode 'replay' cannot certify this family: replay serves the script's token counts"
+    )
 
 
 def test_a_family_that_declares_no_evidence_is_admitted_for_any_agent(

@@ -256,7 +256,7 @@ def test_a_failing_case_fails_its_check_and_shows_the_alignment(
     failed = [c for c in reported["checks"] if not c["passed"]]
     # The trajectory score beside it is pinned in tests/test_trajectory_score.py.
     assert [{k: v for k, v in c.items() if k != "score"} for c in failed] == [
-        {"check": check, "passed": False, "detail": detail}
+        {"check": check, "passed": False, "undecided": False, "detail": detail}
     ]
 
 

@@ -195,3 +195,31 @@ def test_a_merged_shard_interrupted_by_any_name_exits_non_zero(
     assert result.returncode == code, result.stderr
     assert "Traceback" not in result.stderr
     assert json_report(result)["interrupted"] == name
+
+
+UNDECIDED = CheckResult.not_decided("max_output_tokens: 10", "n/a: turn 0 request 0: no usage")
+
+
+def test_an_undecided_check_fails_a_gating_suite_and_not_a_measuring_one() -> None:
+    undecided = case(PASS, UNDECIDED)
+
+    assert not undecided.passed and undecided.undecided
+    assert SuiteReport("s", (undecided,)).exit_code() == 1
+    assert SuiteReport("s", (undecided,), gating=False).exit_code() == 0
+    assert SuiteReport("s", (undecided, case(PASS))).undecided_count == 1
+
+
+def test_a_case_is_undecided_only_when_every_check_it_missed_is_undecided() -> None:
+    assert not case(FAIL, UNDECIDED).undecided  # a failure is a failure
+    assert not case(PASS).undecided
+    assert not case(UNDECIDED, error="boom").undecided  # a run error measured nothing
+    assert not case(UNDECIDED, ran=False).undecided
+    assert not case().undecided
+
+
+def test_a_repeated_case_is_undecided_only_when_each_attempt_it_missed_was() -> None:
+    undecided, failed, passed = case(UNDECIDED), case(FAIL), case(PASS)
+
+    assert CaseReport.of_attempts([passed, undecided]).undecided
+    assert not CaseReport.of_attempts([undecided, failed]).undecided
+    assert not CaseReport.of_attempts([passed, passed]).undecided

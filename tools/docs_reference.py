@@ -33,7 +33,7 @@ from pydantic import BaseModel
 from zeroclaw_eval import Registry, get_plugin_manager
 from zeroclaw_eval.case.schema import fixture_schema
 from zeroclaw_eval.cli import main
-from zeroclaw_eval.config import AgentTable, EvalConfig, LiveConfig
+from zeroclaw_eval.config import AgentTable, EvalConfig, LiveConfig, Rate
 
 PROJECT = Path(__file__).resolve().parent.parent
 REFERENCE = PROJECT / "docs" / "reference"
@@ -43,6 +43,7 @@ TABLES: dict[str, type[BaseModel]] = {
     "eval": EvalConfig,
     "eval.live": LiveConfig,
     "eval.agent": AgentTable,
+    'eval.rates."MODEL"': Rate,
 }
 SUBTABLES = {("eval", "live")}
 """Keys of ``[eval]`` that are tables of their own, documented key by key."""
@@ -81,7 +82,8 @@ and its docstring. `[eval.live]` is read by the `live` mode
 ([live mode](../how-to/live.md)); `[eval.agent]` attaches your own agent
 ([your own agent](../how-to/own-agent.md), [the details](../AGENTS.md)).
 `[eval.live] allowed_tools` is the older place of `[eval] allowed_tools`, read
-the same way (setting both is an error).
+the same way (setting both is an error). `[eval.rates."MODEL"]` prices a model
+for `max_cost` and the history ([put a budget on a case](../how-to/budgets.md)).
 """
 
 
@@ -124,8 +126,11 @@ def configuration_page() -> str:
         for key, info in model.model_fields.items():
             if (table, key) in SUBTABLES:
                 continue
-            default = info.get_default(call_default_factory=True)
-            shown = "none" if default is None else f"`{toml_literal(default)}`"
+            if info.is_required():
+                shown = "required"
+            else:
+                default = info.get_default(call_default_factory=True)
+                shown = "none" if default is None else f"`{toml_literal(default)}`"
             rows.append(f"| `[{table}] {key}` | {shown} | {cell(docs.get(key, ''))} |")
     return f"{GENERATED}\n\n{CONFIG_INTRO}\n" + "\n".join(rows) + "\n"
 

@@ -10,6 +10,7 @@ and the file. Relative paths in a file are relative to that file.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import math
@@ -132,6 +133,46 @@ class LiveConfig(BaseModel):
             "stop": None if self.stop is None else list(self.stop),
             "extra_body": dict(self.extra_body),
         }
+
+
+def _iso_date(value: Any) -> Any:
+    # A TOML date (checked = 2026-01-15) is as good as the quoted form.
+    return value.isoformat() if isinstance(value, datetime.date) else value
+
+
+class Rate(BaseModel):
+    """One ``[eval.rates."MODEL"]`` table: prices per million tokens, in one currency
+    throughout (the one ``max_cost`` is written in), and the day they were checked."""
+
+    model_config = _MODEL_CONFIG
+
+    input: float = Field(ge=0, allow_inf_nan=False)
+    """The price of a million input tokens that were not read from the cache."""
+    output: float = Field(ge=0, allow_inf_nan=False)
+    """The price of a million output tokens (reasoning tokens are output tokens)."""
+    cached_input: float | None = Field(None, ge=0, allow_inf_nan=False)
+    """The price of a million input tokens read from the provider's cache; unset, a
+    request with cached tokens cannot be priced."""
+    cache_write_input: float | None = Field(None, ge=0, allow_inf_nan=False)
+    """The price of a million input tokens written to the cache, for providers that
+    bill them apart (Anthropic's ``cache_creation_input_tokens``)."""
+    checked: Annotated[str, BeforeValidator(_iso_date)]
+    """The day the prices were read from the provider's price list, ``YYYY-MM-DD``."""
+
+    @field_validator("checked")
+    @classmethod
+    def _a_past_day(cls, value: str) -> str:
+        try:
+            # 3.11 reads 20260115 too: only the dashed form is a date here.
+            if len(value) != 10:
+                raise ValueError
+            day = datetime.date.fromisoformat(value)
+        except ValueError:
+            raise ValueError("must be a date, YYYY-MM-DD") from None
+        # A day of slack: the writer's "today" may be ahead of this machine's.
+        if day > datetime.date.today() + datetime.timedelta(days=1):
+            raise ValueError("is in the future: the day the rates were checked has passed")
+        return value
 
 
 def _walk(value: Any, path: tuple[str | int, ...]) -> Any:
@@ -328,6 +369,11 @@ class EvalConfig(BaseModel):
     report_requests: Literal["failed", "all", "off"] = "failed"
     """Which cases' model requests the JSON report carries (normalised, bounded):
     those of failed cases, of every case, or none."""
+    rates: dict[NonEmptyStr, Rate] = {}
+    """What each model costs, ``[eval.rates."MODEL"]``: prices per million tokens and
+    the day they were checked. A live run prices each reply at the rate of the model
+    it names (else the model asked for); ``max_cost`` needs one for every model that
+    answers, and a model without one leaves the cost undecided, never free."""
 
     @model_validator(mode="after")
     def _one_offer(self) -> EvalConfig:
@@ -504,6 +550,8 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
         tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
         # A model-wide refusal (two keys that contradict each other) has no location.
         table_model = tables.get(error["loc"][0], EvalConfig) if error["loc"] else EvalConfig
+        if error["loc"][:1] == ("rates",) and len(error["loc"]) > 2:  # inside one model's table
+            table_model = Rate
         raise ConfigError(refusal(table, error, table_model, f"{path}: {where}")) from None
 
 

@@ -30,12 +30,34 @@ class ToolCallRequest:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """The tokens a provider said one reply cost, kind by kind; ``None``: not reported.
+
+    ``input_tokens`` counts the whole prompt, its cached part included
+    (``cached_input_tokens``: read from the provider's prompt cache;
+    ``cache_write_input_tokens``: written to it, which some providers bill above
+    plain input); ``output_tokens`` counts the whole reply, its reasoning included
+    (``reasoning_tokens``). A kind the provider did not report stays ``None``,
+    never 0: a budget over it cannot be decided.
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cache_write_input_tokens: int | None = None
+
+
+@dataclass(frozen=True)
 class ModelReply:
     """One model response: text (``tool_calls`` empty) or a request for tool calls.
 
     ``content`` may accompany tool calls too (a model thinking aloud); ``refusal``
     is the API's separate refusal text; ``model`` is the model the server said
-    answered, when it said.
+    answered, when it said. ``input_tokens``/``output_tokens`` are what the agent is
+    told (0 when unknown: a wire needs a number); ``usage`` is what the provider
+    reported, ``None`` when it reported nothing (a scripted reply, or a server that
+    sends no ``usage``): the accounting reads ``usage`` only.
     """
 
     content: str | None = None
@@ -44,6 +66,7 @@ class ModelReply:
     output_tokens: int = 0
     refusal: str | None = None
     model: str | None = None
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)

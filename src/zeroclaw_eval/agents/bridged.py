@@ -34,7 +34,7 @@ from zeroclaw_eval.agents.wire import Exchange, calls_from_wire, wire_calls
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.family import Problem
-from zeroclaw_eval.grading.record import ModelRequest, RunRecord
+from zeroclaw_eval.grading.record import ModelRequest, RequestUsage, RunRecord
 from zeroclaw_eval.modes.base import StepsLeftUnused
 from zeroclaw_eval.protocol import ModelReply, ToolResult
 from zeroclaw_eval.report.model import plural
@@ -238,6 +238,7 @@ class BridgedSession(AgentSession):
         self._step = 0
         self._requests: list[ModelRequest] = []
         self._exchanges: list[Exchange] = []
+        self._usage: list[RequestUsage] = []
         self._responses: list[str] = []
         self._closed = False
         self.route: Route = side.bridge.open_route(side.case, self._answer)
@@ -272,6 +273,7 @@ class BridgedSession(AgentSession):
         self._step += 1
         reply = self._provider.respond(request.messages, tools)
         self._exchanges.append(Exchange(self._turn, request.messages, reply))
+        self._usage.append(RequestUsage(self._turn, self._step - 1, reply.model, reply.usage))
         return reply
 
     def run_turn(self, turn: int, user_input: str) -> str:
@@ -312,6 +314,7 @@ class BridgedSession(AgentSession):
             sum(exchange.reply.input_tokens for exchange in exchanges),
             sum(exchange.reply.output_tokens for exchange in exchanges),
             list(self._requests),
+            list(self._usage),
         )
         if self.served is not None:
             return self.served.record(record, wire_calls(exchanges, self._dialect), self._dialect)

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord
+from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RequestUsage, RunRecord
 from zeroclaw_eval.protocol import (
     DEFAULT_MAX_TOOL_ITERATIONS,
     Message,
@@ -61,6 +61,7 @@ class Agent:
                 ModelRequest(turn, iterations, list(self.history), offered, NO_SETTINGS)
             )
             reply = self.provider.respond(self.history, offered)
+            self.record.usage.append(RequestUsage(turn, iterations, reply.model, reply.usage))
             self.record.input_tokens += reply.input_tokens
             self.record.output_tokens += reply.output_tokens
             if not reply.tool_calls:

@@ -189,6 +189,7 @@ class ServedTools:
             wire.output_tokens,
             # The model side's evidence is the wire's: what the agent asked the model.
             list(wire.requests),
+            list(wire.usage),
             pairing=checks,
             notes=notes,
         )

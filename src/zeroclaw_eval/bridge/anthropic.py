@@ -190,8 +190,23 @@ def _message(model: str, reply: ModelReply) -> dict[str, Any]:
         "content": content,
         "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
+        "usage": _usage(reply),
     }
+
+
+def _usage(reply: ModelReply) -> dict[str, int]:
+    """Usage as the Messages API words it: ``input_tokens`` leaves out the cache, which
+    is counted apart, when the provider said how much of the prompt it held."""
+    usage = {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens}
+    reported = reply.usage
+    if reported is None or reported.cached_input_tokens is None:
+        return usage
+    written = reported.cache_write_input_tokens or 0
+    cached = reported.cached_input_tokens
+    usage["input_tokens"] = max(0, reply.input_tokens - cached - written)
+    usage["cache_read_input_tokens"] = cached
+    usage["cache_creation_input_tokens"] = written
+    return usage
 
 
 def _events(message: dict[str, Any]) -> Iterator[bytes]:
@@ -206,7 +221,7 @@ def _events(message: dict[str, Any]) -> Iterator[bytes]:
         **message,
         "content": [],
         "stop_reason": None,
-        "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 0},
+        "usage": {**usage, "output_tokens": 0},
     }
     yield event("message_start", message=started)
     for index, block in enumerate(message["content"]):

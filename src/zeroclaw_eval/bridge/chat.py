@@ -103,12 +103,20 @@ def _chat_message(index: int, message: Any) -> dict[str, Any]:
     return shaped
 
 
-def _usage(reply: ModelReply) -> dict[str, int]:
-    return {
+def _usage(reply: ModelReply) -> dict[str, Any]:
+    usage: dict[str, Any] = {
         "prompt_tokens": reply.input_tokens,
         "completion_tokens": reply.output_tokens,
         "total_tokens": reply.input_tokens + reply.output_tokens,
     }
+    # The provider's details passed on as it reported them, and only then: an agent
+    # that meters its own runs must not read an unreported figure as 0.
+    reported = reply.usage
+    if reported is not None and reported.cached_input_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": reported.cached_input_tokens}
+    if reported is not None and reported.reasoning_tokens is not None:
+        usage["completion_tokens_details"] = {"reasoning_tokens": reported.reasoning_tokens}
+    return usage
 
 
 def _finish_reason(reply: ModelReply) -> str:

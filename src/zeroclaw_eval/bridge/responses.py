@@ -209,9 +209,11 @@ def _response(body: Mapping[str, Any], model: str, reply: ModelReply) -> dict[st
         "output": output,
         "usage": {
             "input_tokens": reply.input_tokens,
-            "input_tokens_details": {"cached_tokens": 0},
+            # The API's schema requires both details (SDKs validate them): the
+            # provider's figures when it reported them, else 0.
+            "input_tokens_details": {"cached_tokens": _reported(reply, "cached_input_tokens")},
             "output_tokens": reply.output_tokens,
-            "output_tokens_details": {"reasoning_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": _reported(reply, "reasoning_tokens")},
             "total_tokens": reply.input_tokens + reply.output_tokens,
         },
         "error": None,
@@ -227,6 +229,12 @@ def _response(body: Mapping[str, Any], model: str, reply: ModelReply) -> dict[st
         "top_p": body.get("top_p", 1.0),
         "truncation": "disabled",
     }
+
+
+def _reported(reply: ModelReply, kind: str) -> int:
+    """A detail of the provider's usage, 0 when it reported none."""
+    value = getattr(reply.usage, kind, None) if reply.usage is not None else None
+    return value if isinstance(value, int) else 0
 
 
 def _events(response: dict[str, Any]) -> Iterator[bytes]:

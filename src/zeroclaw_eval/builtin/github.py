@@ -237,7 +237,9 @@ def markdown_summary(report: SuiteReport) -> str:
     lines = [
         f"### {mark} zeroclaw eval: {_cell(report.suite)}",
         "",
-        f"**{report.passed_count}/{total} cases passed** (mode `{_cell(report.mode)}`"
+        f"**{report.passed_count}/{total} cases passed**"
+        + (f", {report.undecided_count} undecided (n/a)" if report.undecided_count else "")
+        + f" (mode `{_cell(report.mode)}`"
         + (f", agent `{_cell(report.agent)}`" if report.agent not in ("", DEFAULT_AGENT) else "")
         + ("" if report.gating else ", not gating")
         + ")",
@@ -262,8 +264,9 @@ def markdown_summary(report: SuiteReport) -> str:
                 failures = "<br>".join(
                     f"{_cell(check.check)}: {_cell(check.detail)}" for check in case.failed_checks
                 )
+            verdict = "✅" if case.passed else "❔ n/a" if case.undecided else "❌"
             lines.append(
-                f"| {'✅' if case.passed else '❌'} | {_cell(case.name)} "
+                f"| {verdict} | {_cell(case.name)} "
                 f"| {_cell(relative(case.source))} | {passed}/{len(case.checks)} "
                 f"| {failures} |"
             )

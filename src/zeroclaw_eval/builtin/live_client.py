@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from zeroclaw_eval.builtin.usage import usage_of
 from zeroclaw_eval.config import LiveConfig
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.modes.base import CaseProvider
@@ -324,8 +325,10 @@ def parse_reply(
     """Map a chat-completions reply to a :class:`ModelReply`. Raises :class:`RunError`.
 
     What the API documents is followed: ``content`` may be ``null`` beside tool
-    calls, a ``refusal`` may come instead of text, ``usage`` may be missing (0
-    tokens), and fields this harness does not know are ignored. A tool call
+    calls, a ``refusal`` may come instead of text, ``usage`` may be missing (then
+    the reply's :attr:`~zeroclaw_eval.protocol.ModelReply.usage` is ``None``: not
+    reported, never 0 tokens; :mod:`zeroclaw_eval.builtin.usage` reads its three
+    shapes), and fields this harness does not know are ignored. A tool call
     without an id gets ``new_id(index)`` (default ``call_<index + 1>``): the loop
     pairs each result with its call by id. ``max_tokens`` (what the request
     asked for) is quoted when a reply stops at the token limit.
@@ -366,16 +369,17 @@ def parse_reply(
                 f"tool_calls[{earlier}]; each call in a reply needs its own id, to be paired "
                 "with its result"
             )
-    usage = document.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
+    usage = usage_of(document.get("usage"))
     model = document.get("model")
     return ModelReply(
         content,
         calls,
-        _count(usage.get("prompt_tokens")),
-        _count(usage.get("completion_tokens")),
+        # What the agent is told needs a number; the accounting reads ``usage`` alone.
+        (usage.input_tokens or 0) if usage is not None else 0,
+        (usage.output_tokens or 0) if usage is not None else 0,
         refusal=refusal if not calls else None,
         model=model if isinstance(model, str) and model else None,
+        usage=usage,
     )
 
 
@@ -406,13 +410,6 @@ def _tool_call(index: int, raw: Any, new_id: Callable[[int], str]) -> ToolCallRe
             f"{where}: the model called {name!r} with arguments that are not a JSON object"
         )
     return ToolCallRequest(call_id, name, arguments)
-
-
-def _count(value: Any) -> int:
-    """A token count as reported, or 0 when the server reports none (or nonsense)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return 0
 
 
 def request_body(

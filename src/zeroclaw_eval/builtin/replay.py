@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from zeroclaw_eval.case.fixture import LlmTrace, Step, TextResponse, ToolCallsResponse
@@ -97,6 +98,14 @@ class ReplayMode(RunMode):
     name = "replay"
     description = "replay the scripted responses of each fixture (deterministic, offline)"
     replays_scripts = True
+    unobservable = MappingProxyType(
+        {
+            "usage": "replay serves the script's token counts, so a token or cost budget "
+            "would grade the fixture, not the agent, and could never fail: bound what the "
+            "agent sends instead (max_request_chars, max_total_request_chars), and run "
+            "token and cost budgets in live mode"
+        }
+    )
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         for index, turn in enumerate(trace.turns):

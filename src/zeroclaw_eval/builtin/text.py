@@ -40,7 +40,7 @@ class TextFormatter(Formatter):
         for case in report.cases:
             if self.verbosity < 0 and case.passed:
                 continue
-            mark = paint(GREEN, "✓") if case.passed else paint(RED, "✗")
+            mark = _mark(case.passed, case.undecided, paint)
             title = f"{mark} {one_line(case.name)} ({one_line(case.source)})"
             if case.attempts:
                 lines.extend(_repeated(title, case, report.ks, paint))
@@ -53,11 +53,13 @@ class TextFormatter(Formatter):
             lines.append(f"{title}: {passed}/{len(case.checks)} checks")
             shown = case.checks if self.verbosity > 0 else case.failed_checks
             for check in shown:
-                mark = paint(GREEN, "✓") if check.passed else paint(RED, "✗")
+                mark = _mark(check.passed, check.undecided, paint)
                 lines.extend(block(f"    {mark} {one_line(check.check)}: ", check.detail))
             lines.extend(_notes(case))
         lines.extend(short_summary(report, paint))
         total = f"{report.passed_count}/{len(report.cases)} cases passed"
+        if report.undecided_count:
+            total += f", {report.undecided_count} undecided (n/a: a figure was missing)"
         total = paint(BOLD_GREEN if report.all_passed else BOLD_RED, total)
         lines.append(f"{total}{_scope(report)}")
         if report.repeats > 1:
@@ -118,9 +120,19 @@ def short_summary(report: SuiteReport, paint: Callable[[str, str], str] = _plain
     return lines
 
 
+def _mark(passed: bool, undecided: bool, paint: Callable[[str, str], str]) -> str:
+    """``✓``, ``✗``, or ``?`` for what the evidence could not decide (it did not pass)."""
+    if passed:
+        return paint(GREEN, "✓")
+    return paint(YELLOW, "?") if undecided else paint(RED, "✗")
+
+
 def _kind(case: CaseReport) -> str:
-    """``ERROR`` for a run error (the case measured nothing), else ``FAILED``."""
-    return "ERROR" if case.error is not None else "FAILED"
+    """``ERROR`` for a run error (the case measured nothing), ``UNDECIDED`` for a case
+    that lacked a figure to decide a check, else ``FAILED``."""
+    if case.error is not None:
+        return "ERROR"
+    return "UNDECIDED" if case.undecided else "FAILED"
 
 
 def _first_failure(case: CaseReport) -> str:
@@ -169,7 +181,8 @@ def _repeated(
         for check in attempt.failed_checks:
             lines.extend(
                 block(
-                    f"    attempt {number}: {paint(RED, '✗')} {one_line(check.check)}: ",
+                    f"    attempt {number}: {_mark(False, check.undecided, paint)} "
+                    f"{one_line(check.check)}: ",
                     check.detail,
                 )
             )

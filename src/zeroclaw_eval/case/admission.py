@@ -224,6 +224,8 @@ def admit_data(
     )
     for problem in mode.admit(trace):
         raise _problem(source, data, problem.path, problem.message)
+    for problem in _unobservable(expectations, mode.unobservable, f"mode {mode.name!r}"):
+        raise _problem(source, data, problem.path, problem.message)
     if trace.tool_results is not None or trace.tool_definitions is not None:
         from zeroclaw_eval.case.scripted import (  # only fixtures that script
             admit_tool_definitions,
@@ -239,14 +241,18 @@ def admit_data(
     if agent is not None:
         for problem in agent.admit(trace):
             raise _problem(source, data, problem.path, problem.message)
-        for problem in _unobservable(expectations, agent):
-            raise _problem(source, data, problem.path, problem.message)
+        missing = agent.unobservable
+        if missing:  # worded only then: an agent that misses nothing need not have a label
+            for problem in _unobservable(expectations, missing, f"agent {agent.label!r}"):
+                raise _problem(source, data, problem.path, problem.message)
     return Case(source, trace, expectations, idle_fails)
 
 
-def _unobservable(expectations: Sequence[Expectation], agent: AgentUnderTest) -> Iterator[Problem]:
-    """An entry whose family reads evidence ``agent`` cannot make observable."""
-    missing = agent.unobservable
+def _unobservable(
+    expectations: Sequence[Expectation], missing: Mapping[str, str], who: str
+) -> Iterator[Problem]:
+    """An entry whose family reads evidence that ``who`` (an agent, a mode) cannot make
+    observable: ``missing`` maps each such kind to the reason."""
     if not missing:
         return
     for expectation in expectations:
@@ -255,7 +261,7 @@ def _unobservable(expectations: Sequence[Expectation], agent: AgentUnderTest) ->
         if reason is not None:
             yield Problem(
                 ("expects", expectation.name),
-                f"agent {agent.label!r} cannot certify this family: {reason}",
+                f"{who} cannot certify this family: {reason}",
             )
 
 

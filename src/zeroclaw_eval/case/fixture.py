@@ -30,6 +30,19 @@ class ToolCall(_Strict):
     arguments: dict[str, Any]
 
 
+class ReportedUsage(_Strict):
+    """The usage the provider reported for a recorded reply (``zeroclaw eval record``
+    keeps it, kind by kind; a kind it did not report is absent). A record of the
+    recording: replay serves the step's ``input_tokens``/``output_tokens`` and never
+    grades this."""
+
+    input_tokens: NonNegativeInt | None = None
+    output_tokens: NonNegativeInt | None = None
+    cached_input_tokens: NonNegativeInt | None = None
+    reasoning_tokens: NonNegativeInt | None = None
+    cache_write_input_tokens: NonNegativeInt | None = None
+
+
 class TextResponse(_Strict):
     """A scripted reply that ends the turn with text."""
 
@@ -41,6 +54,8 @@ class TextResponse(_Strict):
     output_tokens: NonNegativeInt = 0
     model: NonEmptyStr | None = None
     """The model the server said answered (kept by ``record``), if known."""
+    usage: ReportedUsage | None = None
+    """What the provider reported (kept by ``record``; absent or ``null``: none)."""
 
 
 class ToolCallsResponse(_Strict):
@@ -54,6 +69,8 @@ class ToolCallsResponse(_Strict):
     output_tokens: NonNegativeInt = 0
     model: NonEmptyStr | None = None
     """The model the server said answered (kept by ``record``), if known."""
+    usage: ReportedUsage | None = None
+    """What the provider reported (kept by ``record``; absent or ``null``: none)."""
 
 
 Response = Annotated[TextResponse | ToolCallsResponse, Field(discriminator="type")]

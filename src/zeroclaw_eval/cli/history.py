@@ -452,6 +452,12 @@ def _comparison_text(comparison: Any) -> str:
             )
     unchanged = len(comparison.of_kind("unchanged"))
     lines.append(f"unchanged: {unchanged} case{'s' if unchanged != 1 else ''}")
+    if comparison.base_spend is not None or comparison.head_spend is not None:
+        # Beside the pass rates: what each run spent, as its provider reported it.
+        lines.append(
+            f"spent: base {comparison.base_spend or 'not measured'}; "
+            f"head {comparison.head_spend or 'not measured'}"
+        )
     regressions = comparison.regressions
     lines.append(
         f"{len(regressions)} significant regression{'s' if len(regressions) != 1 else ''} "

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 P = TypeVar("P")
 
 #: The kinds of evidence a run record holds, as :meth:`Family.evidence` names them.
-EVIDENCE = frozenset({"response", "calls", "arguments", "results", "status", "requests"})
+EVIDENCE = frozenset({"response", "calls", "arguments", "results", "status", "requests", "usage"})
 
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
 """A string that must not be empty (an empty needle matches everything)."""
@@ -122,12 +122,14 @@ class Family(ABC, Generic[P]):
         final text), ``calls`` (which tools were called, how often, in which order),
         ``arguments`` (the arguments they were dispatched with), ``results`` (what they
         returned), ``status`` (whether each succeeded, by the tool's own flag),
-        ``requests`` (what the model was shown).
+        ``requests`` (what the model was shown), ``usage`` (the tokens the provider
+        reported for its replies).
 
-        An agent under test that cannot make one of them observable refuses the entry
-        at admission, with its reason
-        (:attr:`~zeroclaw_eval.agents.base.AgentUnderTest.unobservable`), so that no
-        check rests on what the harness never saw. ``None`` (the default): undeclared,
+        An agent under test, or a run mode, that cannot make one of them observable
+        refuses the entry at admission, with its reason
+        (:attr:`~zeroclaw_eval.agents.base.AgentUnderTest.unobservable`,
+        :attr:`~zeroclaw_eval.modes.base.RunMode.unobservable`), so that no check
+        rests on what the harness never saw. ``None`` (the default): undeclared,
         and admitted for every agent.
         """
         return None

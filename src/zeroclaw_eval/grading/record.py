@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.protocol import Message, Tool
+    from zeroclaw_eval.grading.accounting import Prices
+    from zeroclaw_eval.protocol import Message, Tool, Usage
     from zeroclaw_eval.report.model import CheckResult
 
 
@@ -101,6 +102,23 @@ class ModelRequest:
         return normalise(self)
 
 
+@dataclass(frozen=True)
+class RequestUsage:
+    """What the model side reported for one request: ``usage`` (``None``: nothing)
+    and the model it said answered (``None``: it did not say). ``turn`` and ``step``
+    are 0-based, as :class:`~zeroclaw_eval.grading.record.ModelRequest` counts them."""
+
+    turn: int
+    step: int
+    model: str | None
+    usage: Usage | None
+
+    @property
+    def where(self) -> str:
+        """How a check names the request: ``turn 0 request 1``."""
+        return f"turn {self.turn} request {self.step}"
+
+
 @dataclass
 class RunRecord:
     """Everything grading may look at after one case ran.
@@ -108,7 +126,12 @@ class RunRecord:
     ``responses`` holds the agent's final text for each turn that completed, in
     order; ``calls`` every dispatched tool call in dispatch order across all turns;
     ``requests`` every model request the agent made, in order (empty for an agent
-    that records none: a third-party agent session may leave it so).
+    that records none: a third-party agent session may leave it so); ``usage`` what
+    the model side reported for each reply, in the same order (a request whose reply
+    never came has none). ``rates`` prices the usage (``[eval.rates]``) and
+    ``requested_model`` is the model the mode asked for, the rate of a reply that
+    names none: both set by the runner before grading
+    (:mod:`zeroclaw_eval.grading.accounting`).
     """
 
     responses: list[str] = field(default_factory=list)
@@ -116,6 +139,9 @@ class RunRecord:
     input_tokens: int = 0
     output_tokens: int = 0
     requests: list[ModelRequest] = field(default_factory=list)
+    usage: list[RequestUsage] = field(default_factory=list)
+    rates: Mapping[str, Prices] = field(default_factory=dict)
+    requested_model: str | None = None
 
     @property
     def final_response(self) -> str | None:

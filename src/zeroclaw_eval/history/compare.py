@@ -7,14 +7,18 @@ Two rates are compared with Fisher's exact test (two-sided); a case *regressed*
 when its rate fell and the test says the fall is significant at ``alpha``. With
 one attempt per run no single change can be significant (a pass turning into a
 failure has p = 1): to gate on regressions, run with repeats.
+
+Beside the pass rates, what each run (and each case in it) spent, when it ran
+against a real provider (:mod:`zeroclaw_eval.history.spend`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from zeroclaw_eval.history.spend import Spend, spend
 from zeroclaw_eval.history.store import Attempt, Run
 from zeroclaw_eval.util.stats import fisher_exact
 
@@ -51,6 +55,8 @@ class CaseChange:
     head: Tally | None
     p_value: float | None
     significant: bool
+    base_spend: Spend | None = None
+    head_spend: Spend | None = None
 
     @property
     def regressed(self) -> bool:
@@ -71,6 +77,8 @@ class Comparison:
     head: Run
     changes: tuple[CaseChange, ...]
     alpha: float
+    base_spend: Spend | None = None
+    head_spend: Spend | None = None
 
     def of_kind(self, kind: str) -> list[CaseChange]:
         return [change for change in self.changes if change.kind == kind]
@@ -109,7 +117,25 @@ def compare(
     changes.extend(
         _change(name, tally, None, alpha) for name, tally in before.items() if name not in after
     )
-    return Comparison(base, head, tuple(changes), alpha)
+    spent_before, spent_after = _by_case(base_attempts), _by_case(head_attempts)
+    changes = [
+        replace(
+            change,
+            base_spend=spent_before.get(change.name),
+            head_spend=spent_after.get(change.name),
+        )
+        for change in changes
+    ]
+    return Comparison(base, head, tuple(changes), alpha, spend(base_attempts), spend(head_attempts))
+
+
+def _by_case(attempts: Sequence[Attempt]) -> dict[str, Spend]:
+    """Each metered case's spend."""
+    grouped: dict[str, list[Attempt]] = {}
+    for attempt in attempts:
+        grouped.setdefault(attempt.case_name, []).append(attempt)
+    found = {name: spend(mine) for name, mine in grouped.items()}
+    return {name: spent for name, spent in found.items() if spent is not None}
 
 
 def _change(name: str, base: Tally | None, head: Tally | None, alpha: float) -> CaseChange:
@@ -147,6 +173,9 @@ def comparison_document(comparison: Comparison) -> dict[str, Any]:
     def tally(t: Tally | None) -> dict[str, int] | None:
         return None if t is None else {"passes": t.passes, "attempts": t.attempts}
 
+    def spent(s: Spend | None) -> dict[str, int | float | None] | None:
+        return None if s is None else s.document()
+
     return {
         "schema_version": 1,
         "base": run(comparison.base),
@@ -154,6 +183,8 @@ def comparison_document(comparison: Comparison) -> dict[str, Any]:
         "same_settings": comparison.same_settings,
         "alpha": comparison.alpha,
         "regressions": [change.name for change in comparison.regressions],
+        "base_spend": spent(comparison.base_spend),
+        "head_spend": spent(comparison.head_spend),
         "cases": [
             {
                 "name": change.name,
@@ -163,6 +194,8 @@ def comparison_document(comparison: Comparison) -> dict[str, Any]:
                 "p_value": change.p_value,
                 "significant": change.significant,
                 "regressed": change.regressed,
+                "base_spend": spent(change.base_spend),
+                "head_spend": spent(change.head_spend),
             }
             for change in comparison.changes
         ],

@@ -3,7 +3,8 @@
 One row per run (when, which suite, mode and agent, the settings' digest and a
 live run's generation settings, the plugins and their versions, the git commit,
 how long, the verdict) and one per
-case attempt (outcome, every check with its message, duration, tokens). The
+case attempt (outcome, every check with its message, duration, tokens; for a run
+against a real provider, the usage it reported and its cost). The
 standard library's :mod:`sqlite3` is the whole engine: no server.
 
 The schema has a version (``PRAGMA user_version``) and a list of migrations from
@@ -82,6 +83,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # A live run's generation settings (JSON), readable without the config file.
         "ALTER TABLE runs ADD COLUMN live_settings TEXT",
     ),
+    (
+        # What a run against a real provider spent, as the provider reported it: a
+        # metered attempt's totals are NULL where a request lacked the figure. Rows
+        # written before are not metered (replay's token counts are the script's).
+        "ALTER TABLE attempts ADD COLUMN metered INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE attempts ADD COLUMN cached_input_tokens INTEGER",
+        "ALTER TABLE attempts ADD COLUMN reasoning_tokens INTEGER",
+        "ALTER TABLE attempts ADD COLUMN cost REAL",
+    ),
 )
 
 #: The schema version this code writes and reads.
@@ -130,7 +140,12 @@ class Run(NamedTuple):
 
 class Attempt(NamedTuple):
     """One case attempt of a run, with its checks as ``(check, passed, detail)`` and
-    the scores of those that have one (:attr:`~zeroclaw_eval.report.model.CheckResult.score`)."""
+    the scores of those that have one (:attr:`~zeroclaw_eval.report.model.CheckResult.score`).
+
+    ``metered`` tells an attempt whose model side was a real provider that reported
+    usage per request (a live run): its token counts and ``cost`` are the provider's,
+    ``None`` where a request lacked the figure. An attempt that is not metered
+    (replay) has the script's token counts, and no cost."""
 
     run_id: int
     case_name: str
@@ -143,6 +158,10 @@ class Attempt(NamedTuple):
     input_tokens: int | None
     output_tokens: int | None
     scores: tuple[float, ...] = ()
+    metered: bool = False
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cost: float | None = None
 
 
 def verdict(report: SuiteReport) -> str:
@@ -216,8 +235,9 @@ class History:
                 assert run_id is not None
                 self._db.executemany(
                     "INSERT INTO attempts (run_id, case_index, case_name, source, attempt, passed,"
-                    " error, checks, duration_s, input_tokens, output_tokens)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " error, checks, duration_s, input_tokens, output_tokens, metered,"
+                    " cached_input_tokens, reasoning_tokens, cost)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(run_id, *row) for row in rows],
                 )
             except BaseException:
@@ -336,6 +356,10 @@ def _attempt_row(index: int, case: CaseReport, number: int, attempt: CaseReport)
         attempt.duration_s,
         attempt.input_tokens,
         attempt.output_tokens,
+        int(bool(attempt.usage)),
+        attempt.cached_input_tokens,
+        attempt.reasoning_tokens,
+        attempt.cost,
     )
 
 
@@ -373,6 +397,10 @@ def _attempt(row: sqlite3.Row) -> Attempt:
         input_tokens=row["input_tokens"],
         output_tokens=row["output_tokens"],
         scores=tuple(float(check[3]) for check in checks if len(check) > 3),
+        metered=bool(row["metered"]),
+        cached_input_tokens=row["cached_input_tokens"],
+        reasoning_tokens=row["reasoning_tokens"],
+        cost=row["cost"],
     )
 
 

@@ -4,7 +4,9 @@ The page holds its data as JSON and a small script that draws, in the browser,
 an inline SVG chart of the suite's pass rate per run with its 95 % Wilson band
 (and, dashed, the mean trajectory score of the runs whose checks have one),
 and a grid of cases by runs coloured by outcome (passed, failed, flaky: the
-attempts of one run disagreed), each cell's check messages in its tooltip. No
+attempts of one run disagreed), each cell's check messages in its tooltip; and,
+for runs against a real provider, what each run spent (tokens and cost, ``n/a``
+where a figure was missing) beside its pass rate. No
 network: no external script, style, font or image, and a Content-Security-Policy
 that forbids fetching any.
 """
@@ -16,6 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from zeroclaw_eval.history.spend import spend
 from zeroclaw_eval.history.store import Attempt, Run
 from zeroclaw_eval.util.stats import wilson_interval
 
@@ -46,6 +49,7 @@ def page_data(suite: str, runs: Sequence[Run], attempts: Sequence[Attempt]) -> d
                 "verdict": run.verdict,
                 # The mean trajectory score of the run's checks that have one.
                 "score": round(sum(scores) / len(scores), 4) if scores else None,
+                "spend": None if (spent := spend(mine)) is None else spent.document(),
             }
         )
         for attempt in mine:
@@ -124,6 +128,7 @@ td.absent { background: #f0f0f0; }
 <h1>{title}</h1>
 <p id="summary"></p>
 <div id="chart"></div>
+<div id="spend"></div>
 <div id="grid"></div>
 <div id="failures"></div>
 <p class="legend">Cells: passes/attempts in that run.
@@ -189,6 +194,33 @@ failure is listed below the grid.</p>
     label.textContent = "#" + r.id;
   });
   document.getElementById("chart").appendChild(svg);
+
+  // What each run spent, beside its pass rate: only runs against a real provider
+  // have a spend; a figure a request did not report is n/a, never 0.
+  function figure(value) { return value === null ? "n/a" : String(value); }
+  if (runs.some(function (r) { return r.spend; })) {
+    var spent = document.createElement("table");
+    spent.id = "spend-table";
+    var header = spent.insertRow();
+    ["run", "pass rate", "input tokens", "output tokens", "cached input", "reasoning",
+     "cost"].forEach(function (label) {
+      var th = document.createElement("th");
+      th.textContent = label;
+      header.appendChild(th);
+    });
+    runs.forEach(function (r) {
+      var row = spent.insertRow();
+      row.setAttribute("data-run", r.id);
+      var s = r.spend;
+      ["#" + r.id, r.passes + "/" + r.attempts,
+       s ? figure(s.input_tokens) : "not measured", s ? figure(s.output_tokens) : "",
+       s ? figure(s.cached_input_tokens) : "", s ? figure(s.reasoning_tokens) : "",
+       s ? figure(s.cost) : ""].forEach(function (text) {
+        row.insertCell().textContent = text;
+      });
+    });
+    document.getElementById("spend").appendChild(spent);
+  }
 
   var table = document.createElement("table");
   var head = table.insertRow();

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from zeroclaw_eval.errors import RunError
@@ -73,6 +74,13 @@ class RunMode(ABC):
     talks_to_provider: ClassVar[bool] = False
     """Whether the mode asks a real model, as ``live`` does: ``zeroclaw eval record``
     runs its cases with such a mode."""
+
+    unobservable: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    """The kinds of evidence this mode cannot supply, each with the reason (kinds as
+    :meth:`~zeroclaw_eval.grading.family.Family.evidence` names them): an entry whose
+    family reads one is refused at admission, naming the family and the reason.
+    ``replay`` cannot supply ``usage``: its token counts are the script's. None by
+    default."""
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         """Mode-specific admission rules for a well-formed trace (paths from its root)."""

@@ -30,6 +30,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.forbidden",
     "zeroclaw_eval.builtin.counts",
     "zeroclaw_eval.builtin.callstatus",
+    "zeroclaw_eval.builtin.budgets",
+    "zeroclaw_eval.builtin.request_size",
     "zeroclaw_eval.builtin.model_side",
     "zeroclaw_eval.builtin.text",
     "zeroclaw_eval.builtin.json",

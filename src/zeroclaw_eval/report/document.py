@@ -38,6 +38,7 @@ def report_document(report: SuiteReport) -> dict[str, Any]:
         "total": len(report.cases),
         "passed": report.passed_count,
         "failed": len(report.cases) - report.passed_count,
+        "undecided": report.undecided_count,
         "all_passed": report.all_passed,
         "gating": report.gating,
         "errors": list(report.errors),
@@ -75,6 +76,10 @@ def _attempt(case: CaseReport) -> dict[str, Any]:
         "duration_s": round(case.duration_s, 6),
         "input_tokens": case.input_tokens,
         "output_tokens": case.output_tokens,
+        "cached_input_tokens": case.cached_input_tokens,
+        "reasoning_tokens": case.reasoning_tokens,
+        "cost": case.cost,
+        "usage": [dict(entry) for entry in case.usage],
         "models": list(case.models),
         "retries": [
             {"reason": r.reason, "attempt": r.attempt, "waited_s": r.waited_s} for r in case.retries
@@ -88,7 +93,12 @@ def _attempt(case: CaseReport) -> dict[str, Any]:
 
 
 def _check(check: CheckResult) -> dict[str, Any]:
-    doc: dict[str, Any] = {"check": check.check, "passed": check.passed, "detail": check.detail}
+    doc: dict[str, Any] = {
+        "check": check.check,
+        "passed": check.passed,
+        "undecided": check.undecided,
+        "detail": check.detail,
+    }
     if check.score is not None:
         doc["score"] = check.score
     return doc

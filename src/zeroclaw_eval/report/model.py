@@ -30,13 +30,23 @@ class CheckResult:
     ``detail`` says what was observed, always on failure. ``score``, where the
     family grades a similarity too (``tool_sequence``: how close the calls came to
     the steps, from 0 to 1), is reported and kept in the history beside the
-    verdict; nothing decides on it: ``passed`` alone counts.
+    verdict; nothing decides on it: ``passed`` alone counts. ``undecided`` marks a
+    check the evidence could not settle (a budget over a figure the provider never
+    reported): it does not pass (``passed`` is false, so a gating run fails), and
+    reports show it as ``n/a``, its detail saying what was missing. Build one with
+    :meth:`not_decided`.
     """
 
     check: str
     passed: bool
     detail: str
     score: float | None = None
+    undecided: bool = False
+
+    @classmethod
+    def not_decided(cls, check: str, detail: str) -> CheckResult:
+        """A check the evidence cannot settle: never passed, shown as ``n/a``."""
+        return cls(check, False, detail, undecided=True)
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,13 @@ class CaseReport:
     ``[eval] report_requests`` asks the report to carry them. ``capture`` says, for
     a recorded or imported fixture replayed to its end without a run error, that
     its sequence was reproduced and what its maker did and did not observe.
+
+    A run against a real provider (``live``) also keeps ``usage``: per model
+    request, what the provider reported (``turn``, ``step``, ``model``, each token
+    kind, ``null`` when not reported) and its ``cost`` at ``[eval.rates]`` (``null``
+    when it could not be priced). Its totals (``input_tokens``, ``output_tokens``,
+    ``cached_input_tokens``, ``reasoning_tokens``, ``cost``) are then ``None`` unless
+    every request reported the figure: a missing one is never summed as 0.
     """
 
     name: str
@@ -78,6 +95,10 @@ class CaseReport:
     warnings: tuple[str, ...] = ()
     requests: tuple[Mapping[str, Any], ...] = ()
     capture: str | None = None
+    usage: tuple[Mapping[str, Any], ...] = ()
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cost: float | None = None
 
     @classmethod
     def of_attempts(cls, attempts: Sequence[CaseReport]) -> CaseReport:
@@ -140,8 +161,18 @@ class CaseReport:
 
     @property
     def failed_checks(self) -> list[CheckResult]:
-        """The checks that did not pass, in declaration order."""
+        """The checks that did not pass, in declaration order (undecided ones included)."""
         return [c for c in self.checks if not c.passed]
+
+    @property
+    def undecided(self) -> bool:
+        """Whether the case did not pass only because a check could not be decided: it
+        ran, and every check that did not pass is undecided. It still does not pass."""
+        if self.attempts:
+            missed = [attempt for attempt in self.attempts if not attempt.passed]
+            return bool(missed) and all(attempt.undecided for attempt in missed)
+        failed = self.failed_checks
+        return self.ran and self.error is None and bool(failed) and all(c.undecided for c in failed)
 
 
 @dataclass(frozen=True)
@@ -190,6 +221,11 @@ class SuiteReport:
         return sum(1 for case in self.cases if case.passed)
 
     @property
+    def undecided_count(self) -> int:
+        """How many cases did not pass only for want of a figure (:attr:`CaseReport.undecided`)."""
+        return sum(1 for case in self.cases if case.undecided)
+
+    @property
     def run_errors(self) -> int:
         """How many cases ran and hit a run error (nothing of them was graded)."""
         return sum(1 for case in self.cases if case.error is not None and case.ran)
@@ -208,9 +244,11 @@ class SuiteReport:
         """The CI gate: 0 if and only if every case passed, else non-zero.
 
         1 for a failure; a suite with no cases, or one that failed to load, is never
-        green. An interrupted suite exits 128 + the signal number (130 for SIGINT,
-        143 for SIGTERM), as a shell reports a process a signal ended, so CI can
-        tell a cancelled run from a failed one. A non-gating report (``gating``
+        green. A check the evidence could not decide (:attr:`CheckResult.undecided`)
+        is not a pass: it fails a gating suite like a failed check. An interrupted
+        suite exits 128 + the signal number (130 for SIGINT, 143 for SIGTERM), as a
+        shell reports a process a signal ended, so CI can tell a cancelled run from a
+        failed one. A non-gating report (``gating``
         false) exits 0 whatever its checks said, unless the suite failed to load,
         was interrupted, or a case hit a run error: a broken or cancelled suite,
         and a case that never reached grading, measured nothing.

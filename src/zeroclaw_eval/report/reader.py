@@ -46,6 +46,7 @@ class CheckDoc(TypedDict):
     passed: bool
     detail: str
     score: NotRequired[Annotated[float, Field(ge=0, le=1)]]
+    undecided: NotRequired[bool]
 
 
 class RetryDoc(TypedDict):
@@ -63,6 +64,10 @@ class AttemptDoc(TypedDict):
     duration_s: NotRequired[_Seconds]
     input_tokens: NotRequired[int | None]
     output_tokens: NotRequired[int | None]
+    cached_input_tokens: NotRequired[int | None]
+    reasoning_tokens: NotRequired[int | None]
+    cost: NotRequired[Annotated[float, Field(ge=0)] | None]
+    usage: NotRequired[list[dict[str, Any]]]
     models: NotRequired[list[str]]
     retries: NotRequired[list[RetryDoc]]
     checks: list[CheckDoc]
@@ -175,9 +180,11 @@ def report_from_document(data: Any, path: str) -> ReadReport:
         )
     for index, case_doc in enumerate(doc.cases):
         _refuse_a_case_that_never_ran_yet_says_more(case_doc, f"{path}: cases[{index}]")
+        _refuse_an_undecided_pass(case_doc, f"{path}: cases[{index}]")
         for attempt_index, attempt_doc in enumerate(case_doc.get("attempts", [])):
             where = f"{path}: cases[{index}].attempts[{attempt_index}]"
             _refuse_a_case_that_never_ran_yet_says_more(attempt_doc, where)
+            _refuse_an_undecided_pass(attempt_doc, where)
     cases = tuple(_case(case) for case in doc.cases)
     passed_count = 0
     for index, (case_doc, case) in enumerate(zip(doc.cases, cases, strict=True)):
@@ -247,6 +254,17 @@ def report_from_document(data: Any, path: str) -> ReadReport:
     return ReadReport(path, report, shard, total, selected)
 
 
+def _refuse_an_undecided_pass(doc: CaseDoc | AttemptDoc, where: str) -> None:
+    """An undecided check never passed: a report that says one did was edited."""
+    for index, check in enumerate(doc["checks"]):
+        if check.get("undecided") and check["passed"]:
+            raise ReportReadError(
+                f"{where}.checks[{index}].undecided=true: contradicts its passed (true): a "
+                "check the evidence could not decide never passes (the report was edited "
+                "or is damaged)"
+            )
+
+
 def _refuse_a_case_that_never_ran_yet_says_more(doc: CaseDoc | AttemptDoc, where: str) -> None:
     """A case (or attempt) that never ran has no checks, cannot pass, and says why in its
     error: a report that says otherwise was edited or is damaged."""
@@ -270,15 +288,15 @@ def _case(doc: CaseDoc) -> CaseReport:
     attempt (which carries its token counts); a repeated case keeps every attempt."""
     listed = doc.get("attempts", [])
     if len(listed) == 1:
-        return _outcome(doc, doc, _tokens(listed[0]))
-    attempts = tuple(_outcome(doc, attempt, _tokens(attempt)) for attempt in listed)
-    return _outcome(doc, doc, (None, None), attempts)
+        return _outcome(doc, doc, _metered(listed[0]))
+    attempts = tuple(_outcome(doc, attempt, _metered(attempt)) for attempt in listed)
+    return _outcome(doc, doc, {}, attempts)
 
 
 def _outcome(
     case: CaseDoc,
     doc: CaseDoc | AttemptDoc,
-    tokens: tuple[int | None, int | None],
+    metered: dict[str, Any],
     attempts: tuple[CaseReport, ...] = (),
 ) -> CaseReport:
     """One outcome of ``case``: the case itself, or one of its attempts (``doc``)."""
@@ -292,21 +310,32 @@ def _outcome(
         retries=_retries(doc.get("retries", [])),
         ran=doc.get("ran", True),
         attempts=attempts,
-        input_tokens=tokens[0],
-        output_tokens=tokens[1],
         warnings=tuple(doc.get("warnings", ())),
         requests=tuple(doc.get("model_requests", ())),
         capture=doc.get("capture"),
+        **metered,
     )
 
 
-def _tokens(attempt: AttemptDoc) -> tuple[int | None, int | None]:
-    return attempt.get("input_tokens"), attempt.get("output_tokens")
+#: The usage fields an attempt carries, all optional (a replay run has only the tokens).
+_METERED = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "cost")
+
+
+def _metered(attempt: AttemptDoc) -> dict[str, Any]:
+    found: dict[str, Any] = {key: attempt.get(key) for key in _METERED}
+    found["usage"] = tuple(attempt.get("usage", ()))
+    return found
 
 
 def _checks(docs: list[CheckDoc]) -> tuple[CheckResult, ...]:
     return tuple(
-        CheckResult(check["check"], check["passed"], check["detail"], check.get("score"))
+        CheckResult(
+            check["check"],
+            check["passed"],
+            check["detail"],
+            score=check.get("score"),
+            undecided=check.get("undecided", False),
+        )
         for check in docs
     )
 

@@ -68,6 +68,7 @@ class RecordingMode(RunMode):
         self.name = inner.name  # type: ignore[misc]
         self.replays_scripts = inner.replays_scripts  # type: ignore[misc]
         self.talks_to_provider = inner.talks_to_provider  # type: ignore[misc]
+        self.unobservable = inner.unobservable  # type: ignore[misc]
         self._lock = threading.Lock()
         self._recorded: dict[int, RecordingProvider] = {}
 
@@ -155,7 +156,8 @@ def step(reply: ModelReply) -> dict[str, Any]:
 
     Text beside tool calls is kept (an empty string too: the agent sends back
     ``""`` and ``null`` differently), and so are the calls' order and ids, a
-    refusal, and the model the server said answered. Replaying the step gives the
+    refusal, the model the server said answered, and the usage it reported
+    (``usage``, left out when it reported none). Replaying the step gives the
     agent the same reply the live model gave.
     """
     response: dict[str, Any]
@@ -176,6 +178,12 @@ def step(reply: ModelReply) -> dict[str, Any]:
     response["output_tokens"] = reply.output_tokens
     if reply.model:
         response["model"] = reply.model
+    # The provider's own figures, kind by kind, when it reported them: a step without
+    # ``usage`` says none was reported (its counts are then 0 only for the agent's sake).
+    if reply.usage is not None:
+        response["usage"] = {
+            kind: value for kind, value in vars(reply.usage).items() if value is not None
+        }
     return {"response": response}
 
 

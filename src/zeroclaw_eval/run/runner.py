@@ -48,6 +48,7 @@ from zeroclaw_eval.workspace import fresh_workspace
 
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
+    from zeroclaw_eval.grading.accounting import Metering
     from zeroclaw_eval.toolserver.upstream import UpstreamCall
 
 
@@ -193,6 +194,7 @@ def attempt(
     requests: tuple[dict[str, Any], ...] = ()
     error = None
     tokens: tuple[int | None, int | None] = (None, None)
+    metered: Metering | None = None
     started_sessions: list[AgentSession] = []
 
     def opened_here(session: Closable) -> None:
@@ -215,6 +217,13 @@ def attempt(
                     opened=opened_here,
                 )
                 tokens = (record.input_tokens, record.output_tokens)
+                if mode.talks_to_provider:  # the provider's own figures, priced
+                    from zeroclaw_eval.grading.accounting import metering
+
+                    record.rates = config.rates
+                    record.requested_model = config.live.model
+                    metered = metering(record)
+                    tokens = (metered.input_tokens, metered.output_tokens)
                 checks = case.grade(record) + record.certified_checks()
                 warnings = record.certified_notes()
                 if mode.replays_scripts and config.drift != "off" and case.trace.stores_requests:
@@ -244,7 +253,18 @@ def attempt(
         warnings=warnings,
         requests=requests,
         capture=notes.reproduced if error is None else None,
+        **(_metered(metered) if metered is not None else {}),
     )
+
+
+def _metered(metered: Metering) -> dict[str, Any]:
+    """The report's usage fields of a case run against a real provider."""
+    return {
+        "usage": metered.requests,
+        "cached_input_tokens": metered.cached_input_tokens,
+        "reasoning_tokens": metered.reasoning_tokens,
+        "cost": metered.cost,
+    }
 
 
 def _reported_requests(

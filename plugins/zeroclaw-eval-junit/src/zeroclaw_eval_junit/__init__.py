@@ -7,7 +7,8 @@ and whether it is flaky, its ``<system-out>`` every attempt's outcome, and it
 fails (``type="flaky"`` when its attempts disagree) unless every attempt passed.
 A failed case carries ``<failure>`` whose
 ``message`` is its first failing check and whose body lists every failing check
-with its detail; a run error is an ``<error>``. What the run warned of without
+with its detail (``type="undecided"`` when every failing check lacked a figure to
+be decided: ``n/a``, never a pass); a run error is an ``<error>``. What the run warned of without
 failing the case (a drift under ``drift = "warn"``, with its diff) is the
 case's ``<system-err>``. A suite that failed to load is
 one ``<testcase>`` with an ``<error>`` listing every problem, so the document is
@@ -119,7 +120,7 @@ def _repeated_failure(case: CaseReport) -> str:
         why = f"attempt {number}: {failing.error}"
     else:
         why = "; ".join(f"attempt {number}: {c.check}: {c.detail}" for c in failing.failed_checks)
-    kind = "flaky" if case.flaky else "check"
+    kind = "flaky" if case.flaky else "undecided" if case.undecided else "check"
     return (
         f"      <failure {_attrs(message=f'{verdict}: {why}', type=kind)}>"
         f"{xml_text(verdict + chr(10) + why)}</failure>"
@@ -156,8 +157,11 @@ def _testcase(case: CaseReport) -> list[str]:
             body = "\n".join(f"{check.check}: {check.detail}" for check in failing)
         else:  # admission refuses such a case; a hand-built report must still fail
             message = body = "the case produced no checks"
+        # Undecided is not a pass (it fails the build), but it is not the agent's failure
+        # either: its own type lets a CI view tell the two apart.
+        kind = "undecided" if case.undecided else "check"
         lines.append(
-            f"      <failure {_attrs(message=message, type='check')}>{xml_text(body)}</failure>"
+            f"      <failure {_attrs(message=message, type=kind)}>{xml_text(body)}</failure>"
         )
     lines.extend(_warnings(case))
     lines.append("    </testcase>")
