@@ -64,6 +64,8 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.tools",
         "zeroclaw_eval.case",
         "zeroclaw_eval.case.admission",
+        # Every fixture's scripted faults are admitted (cheap: no fault, no work).
+        "zeroclaw_eval.case.faults",
         "zeroclaw_eval.case.fixture",
         "zeroclaw_eval.case.offer",
         "zeroclaw_eval.case.suite",

@@ -12,12 +12,13 @@ family, a report or the drift check reads it.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.protocol import Message, Tool
+    from zeroclaw_eval.protocol import Message, ModelReply, Tool
     from zeroclaw_eval.report.model import CheckResult
 
 
@@ -56,6 +57,14 @@ class ModelRequest:
     reference loop, which sends none). ``api`` names the wire it came over
     (``chat.completions``, ``responses``, ``anthropic.messages``), or
     ``in-process`` for an agent that called the provider directly.
+
+    What the model side answered, as far as recovery is graded: ``fault``, the
+    kind of scripted fault it answered with (``http_error``, ``dropped``,
+    ``length``, ``invalid_arguments``), ``retry_after`` the seconds an HTTP
+    error's ``Retry-After`` asked for, ``calls_sent`` the ids of the tool calls
+    its reply handed the agent (none when the reply never arrived whole),
+    ``received`` when the request arrived and ``replied`` when a fault's answer was
+    ready (both ``time.monotonic()``; ``replied`` is kept for faults only).
     """
 
     turn: int
@@ -64,6 +73,11 @@ class ModelRequest:
     tools: Sequence[Tool]
     settings: Mapping[str, Any] = field(default_factory=dict)
     api: str = "in-process"
+    received: float = 0.0
+    fault: str | None = None
+    retry_after: float | None = None
+    calls_sent: tuple[str, ...] = ()
+    replied: float = 0.0
 
     @property
     def tool_names(self) -> list[str]:
@@ -86,6 +100,19 @@ class ModelRequest:
                 if isinstance(function, Mapping) and isinstance(function.get("arguments"), str):
                     found.append(function["arguments"])
         return found
+
+    def answered(self, reply: ModelReply) -> ModelRequest:
+        """This request with what ``reply`` says of the answer (see the class)."""
+        if reply.fault is None and not reply.tool_calls:
+            return self  # the common case: a text reply, nothing to keep
+        error = reply.error
+        return replace(
+            self,
+            replied=time.monotonic() if reply.fault is not None else 0.0,
+            fault=reply.fault,
+            retry_after=None if error is None else error.retry_after,
+            calls_sent=() if reply.dropped else tuple(c.call_id for c in reply.tool_calls),
+        )
 
     def normalised(self) -> dict[str, Any]:
         """The request as a recording stores it and drift compares it: volatile
