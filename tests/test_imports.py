@@ -54,6 +54,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.json",
         "zeroclaw_eval.builtin.live",
         "zeroclaw_eval.builtin.model_side",
+        "zeroclaw_eval.builtin.recovery",
         "zeroclaw_eval.builtin.reference",
         "zeroclaw_eval.builtin.replay",
         "zeroclaw_eval.builtin.response",
