@@ -204,10 +204,10 @@ def ask(route: BridgeRoute, request: BridgeRequest) -> ModelReply:
 
 
 def cut_events(events: list[bytes], marker: bytes) -> list[bytes]:
-    """``events`` up to the first one after the last that contains ``marker`` (where
-    the last tool call opens), so the stream stops inside that call's arguments."""
-    last = max((index for index, event in enumerate(events) if marker in event), default=0)
-    return events[: last + 2]
+    """``events`` up to the one after the first that contains ``marker`` (the last tool
+    call's id, in the event opening it), so the stream stops inside that call."""
+    opening = next((index for index, event in enumerate(events) if marker in event), 0)
+    return events[: opening + 2]
 
 
 def decode_object(raw: bytes) -> dict[str, Any]:
