@@ -1,0 +1,148 @@
+"""The recovery families and the scripted faults, against real agents.
+
+The reference loop, and agents on raw HTTP reached through the model bridge
+(``tests/agents/recovery_agent.py``): one honest, and one for each wrong way to
+meet a failure. Each wrong one goes red on the case written for it, by a check
+or by a run error naming what it did; the honest ones pass every case.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval.testing import run_cli
+
+from .bridged_helpers import configure, factory, run, write_suite
+
+
+def case(name: str, steps: list[dict[str, Any]], expects: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "model_name": name,
+        "turns": [{"user_input": "Echo hello", "steps": steps}],
+        "expects": expects,
+    }
+
+
+def error(status: int, **more: Any) -> dict[str, Any]:
+    return {"response": {"type": "http_error", "status": status, **more}}
+
+
+def text(content: str) -> dict[str, Any]:
+    return {"response": {"type": "text", "content": content}}
+
+
+CASES = {
+    "gives-up": case(
+        "gives-up", [error(500), error(500), error(503)], {"response_contains": ["HTTP 503"]}
+    ),
+    "waits": case(
+        "waits",
+        [error(429, retry_after=1), text("done")],
+        {"response_contains": ["done"], "retry_after_respected": True},
+    ),
+    "answers-every-call": case(
+        "answers-every-call",
+        [
+            {
+                "response": {
+                    "type": "tool_calls",
+                    "tool_calls": [
+                        {"id": "call_1", "name": "slow", "arguments": {}},
+                        {"id": "call_2", "name": "echo", "arguments": {"message": "hello"}},
+                    ],
+                }
+            },
+            text("done"),
+        ],
+        {"response_contains": ["done"], "tool_calls_answered": True},
+    ),
+    "tells-the-user": case("tells-the-user", [error(400)], {"response_contains": ["HTTP 400"]}),
+}
+
+
+def outcome(stdout: str) -> dict[str, tuple[bool, str | None, list[str]]]:
+    """Per case: passed, its run error, the details of its failed checks."""
+    document = json.loads(stdout)
+    return {
+        c["name"]: (
+            c["passed"],
+            c["error"],
+            [f"{k['check']}: {k['detail']}" for k in c["checks"] if not k["passed"]],
+        )
+        for c in document["cases"]
+    }
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_suite(tmp_path_factory.mktemp("recovery"), *CASES.values())
+
+
+def run_agent(
+    tmp_path: Path, suite: Path, make: str
+) -> dict[str, tuple[bool, str | None, list[str]]]:
+    config = configure(tmp_path / "project", factory(f"recovery_agent:{make}"))
+    result = run(config, suite, "--format", "json", "--no-history")
+    return outcome(result.stdout)
+
+
+def test_the_reference_loop_meets_every_fault_sanely(suite: Path) -> None:
+    result = run_cli(["eval", "run", "--suite", str(suite), "--format", "json", "--no-history"])
+    assert result.exit_code == 0, result.stdout
+    assert all(passed for passed, _, _ in outcome(result.stdout).values())
+
+
+def test_an_honest_bridged_agent_passes_every_case(tmp_path: Path, suite: Path) -> None:
+    found = run_agent(tmp_path, suite, "make_honest")
+    assert {name: passed for name, (passed, _, _) in found.items()} == dict.fromkeys(CASES, True)
+
+
+def test_an_agent_that_retries_forever_goes_red(tmp_path: Path, suite: Path) -> None:
+    found = run_agent(tmp_path, suite, "make_forever")
+    passed, run_error, _ = found["gives-up"]
+    assert not passed
+    assert run_error is not None and "requested more responses than scripted" in run_error
+
+
+def test_an_agent_that_swallows_a_failure_as_an_empty_answer_goes_red(
+    tmp_path: Path, suite: Path
+) -> None:
+    found = run_agent(tmp_path, suite, "make_swallow")
+    assert (
+        found["tells-the-user"]
+        == (
+            False,
+            None,
+            ['response_contains: "HTTP 400": not found in the final response: ""'],
+        )
+        or not found["tells-the-user"][0]
+    )
+    passed, run_error, failed = found["tells-the-user"]
+    assert not passed and run_error is None
+    assert [detail.split(":")[0] for detail in failed] == ["response_contains"]
+    passed, run_error, _ = found["waits"]  # took the 429 for the answer, left the reply unused
+    assert not passed and run_error is not None and "left unused" in run_error
+
+
+def test_an_agent_that_drops_the_call_of_a_hung_tool_goes_red(tmp_path: Path, suite: Path) -> None:
+    found = run_agent(tmp_path, suite, "make_dropper")
+    passed, run_error, failed = found["answers-every-call"]
+    assert not passed and run_error is None
+    assert failed == [
+        "tool_calls_answered: every tool call answered: no later request showed the model "
+        "a result for call_1 (turn 0 step 0) (2 calls handed over)"
+    ]
+
+
+def test_an_agent_that_ignores_retry_after_goes_red(tmp_path: Path, suite: Path) -> None:
+    found = run_agent(tmp_path, suite, "make_impatient")
+    passed, run_error, failed = found["waits"]
+    assert not passed and run_error is None
+    assert len(failed) == 1 and failed[0].startswith(
+        "retry_after_respected: waited as asked: turn 0 step 0: waited 0."
+    )
+    assert failed[0].endswith("of the 1s asked")
