@@ -136,11 +136,9 @@ def test_a_500_on_the_responses_wire_is_a_server_error(bridge: ModelBridge, stre
 
 
 def test_a_529_is_anthropics_overloaded_error_in_its_own_shape(bridge: ModelBridge) -> None:
-    with bridge.open_route("529", replay(http_error(529, retry_after=3), TEXT)) as route:
-        with pytest.raises(anthropic.APIStatusError) as raised:
-            claude(route, max_retries=0).messages.create(
-                model="claude", max_tokens=100, messages=USER
-            )
+    route = bridge.open_route("529", replay(http_error(529, retry_after=3), TEXT))
+    with route, pytest.raises(anthropic.APIStatusError) as raised:
+        claude(route, max_retries=0).messages.create(model="claude", max_tokens=100, messages=USER)
     assert raised.value.status_code == 529
     assert raised.value.response.headers["retry-after"] == "3"
     assert raised.value.body == {

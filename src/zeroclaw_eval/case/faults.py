@@ -40,7 +40,8 @@ def admit_faults(trace: LlmTrace) -> Iterator[Problem]:
                 for position, call in enumerate(response.tool_calls):
                     if call.arguments_text is not None and _is_object(call.arguments_text):
                         yield Problem(
-                            (*where, "tool_calls", position, "arguments_text"),
+                            # The first "tool_calls" is the union tag, as pydantic has it.
+                            (*where, "tool_calls", "tool_calls", position, "arguments_text"),
                             "is a valid JSON object: script it as arguments (arguments_text "
                             "is for arguments that are not valid JSON)",
                         )
