@@ -146,3 +146,79 @@ def test_an_agent_that_ignores_retry_after_goes_red(tmp_path: Path, suite: Path)
         "retry_after_respected: waited as asked: turn 0 step 0: waited 0."
     )
     assert failed[0].endswith("of the 1s asked")
+
+
+def test_the_reference_loop_records_how_it_met_each_fault(tmp_path: Path) -> None:
+    """Not run, the unreadable call fails with the reason; the cut reply is noted; the
+    dropped reply and the 500 are retried, the next steps answering."""
+    unreadable = {"id": "call_2", "name": "echo", "arguments_text": '{"message": "hel'}
+    steps = [
+        {**error(500), "delay_s": 0.1},
+        {"response": {"type": "tool_calls", "dropped": True, "tool_calls": [unreadable]}},
+        {"response": {"type": "tool_calls", "tool_calls": [unreadable]}},
+        {"response": {"type": "text", "content": "It said hel", "finish": "length"}},
+    ]
+    expects = {
+        "tool_call_status": [{"tool": "echo", "status": "failed"}],
+        "tool_results_contain": [
+            {"tool": "echo", "needle": "was not run: its arguments are not valid JSON"}
+        ],
+        "response_contains": ["It said hel\n[the reply was cut at the model's output limit]"],
+        "exact_tool_calls": 1,
+        "tool_calls_answered": True,
+    }
+    suite = write_suite(tmp_path / "suite", case("every-fault", steps, expects))
+    result = run_cli(["eval", "run", "--suite", str(suite), "--format", "json", "--no-history"])
+    assert result.exit_code == 0, result.stdout
+    assert outcome(result.stdout) == {"every-fault": (True, None, [])}
+
+
+def test_max_model_requests_bounds_a_live_run(tmp_path: Path) -> None:
+    """Where no script settles the count, the bound is graded: two requests (a tool
+    call, then the answer) pass a bound of 2 and fail one of 1, per case and per turn.
+    (Alone it would be vacuous: a run that does nothing makes no request.)"""
+    from .chat_server import ChatServer, conversations
+    from .chat_server import text as reply_text
+    from .chat_server import tool_calls as reply_calls
+    from .live_helpers import live_case, write_config, zeroclaw
+
+    script = {
+        "Echo hello": [
+            reply_calls(("call_1", "echo", {"message": "hello"})),
+            reply_text("hello"),
+        ]
+    }
+    cases = [
+        live_case(
+            ["Echo hello"],
+            {"response_contains": ["hello"], "max_model_requests": {"per_case": 2}},
+            name="within",
+        ),
+        live_case(
+            ["Echo hello"],
+            {"response_contains": ["hello"], "max_model_requests": {"per_case": 1}},
+            name="over-case",
+        ),
+        live_case(
+            ["Echo hello"],
+            {"response_contains": ["hello"], "max_model_requests": {"per_case": 5, "per_turn": 1}},
+            name="over-turn",
+        ),
+    ]
+    suite = write_suite(tmp_path / "suite", *cases)
+    with ChatServer(conversations(script)) as server:
+        write_config(tmp_path, server.url)
+        result = zeroclaw(
+            "eval", "run", "--mode", "live", "--suite", str(suite), "--format", "json", cwd=tmp_path
+        )
+    found = outcome(result.stdout)
+    assert result.returncode == 1, result.stderr
+    assert found == {
+        "within": (True, None, []),
+        "over-case": (False, None, ["max_model_requests: at most 1 per case: 2 requests made"]),
+        "over-turn": (
+            False,
+            None,
+            ["max_model_requests: at most 1 per turn: at most 2 requests in a turn (turn 0)"],
+        ),
+    }
