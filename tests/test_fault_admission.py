@@ -141,6 +141,44 @@ REFUSED = {
 }
 
 
+def scripted(*results: dict[str, Any], **expects: Any) -> dict[str, Any]:
+    """A case calling ``echo`` once per result, with ``results`` scripted for it."""
+    steps = [calls({**ECHO, "id": f"call_{n}"}) for n in range(len(results))]
+    return {**case(*steps, TEXT, **expects), "tool_results": {"echo": list(results)}}
+
+
+REFUSED.update(
+    {
+        "a_result_and_a_fault": (
+            scripted({"result": "ok", "dropped": True}),
+            "tool_results.echo[0]: give exactly one of result, jsonrpc_error, dropped, hang "
+            "(given: result, dropped)",
+        ),
+        "no_outcome": (
+            scripted({"delay_s": 1}),
+            "tool_results.echo[0]: give exactly one of result, jsonrpc_error, dropped, hang",
+        ),
+        "an_error_flag_on_a_hang": (
+            scripted({"hang": True, "error": True}),
+            "tool_results.echo[0]: error marks a result: give its result",
+        ),
+        "a_jsonrpc_error_without_message": (
+            scripted({"jsonrpc_error": {"code": -32603, "message": ""}}),
+            'tool_results.echo[0].jsonrpc_error.message="": must not be empty',
+        ),
+        "a_zero_tool_delay": (
+            scripted({"result": "ok", "delay_s": 0}),
+            "tool_results.echo[0].delay_s=0: input should be greater than 0",
+        ),
+        "a_hang_beside_all_tools_succeeded": (
+            scripted({"hang": True}, response_contains=["done"], all_tools_succeeded=True),
+            "tool_results.echo[0].hang=true: contradicts all_tools_succeeded=true: this call is "
+            "scripted to fail",
+        ),
+    }
+)
+
+
 @pytest.mark.parametrize(("fixture", "line"), REFUSED.values(), ids=REFUSED.keys())
 def test_each_refusal_names_the_file_the_field_and_why(
     fixture: dict[str, Any], line: str, registry: Registry, replay: RunMode

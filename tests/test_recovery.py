@@ -9,6 +9,7 @@ or by a run error naming what it did; the honest ones pass every case.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -222,3 +223,69 @@ def test_max_model_requests_bounds_a_live_run(tmp_path: Path) -> None:
             ["max_model_requests: at most 1 per turn: at most 2 requests in a turn (turn 0)"],
         ),
     }
+
+
+TOOL_FAULTS = case(
+    "tool-faults",
+    [
+        {
+            "response": {
+                "type": "tool_calls",
+                "tool_calls": [
+                    {"id": f"call_{city}", "name": "weather", "arguments": {"city": city}}
+                    for city in ("Paris", "Lyon", "Nice", "Brest")
+                ],
+            }
+        },
+        text("Paris: 12 C; the rest failed"),
+    ],
+    {
+        "response_contains": ["12 C"],
+        "tool_calls_answered": True,
+        "tool_results_contain": [
+            {"tool": "weather", "needle": "12 C", "call_index": 0},
+            {"tool": "weather", "needle": "-32603: backend down", "call_index": 1},
+        ],
+    },
+)
+TOOL_FAULTS["tool_results"] = {
+    "weather": [
+        {"result": "12 C", "delay_s": 0.1},
+        {"jsonrpc_error": {"code": -32603, "message": "backend down"}},
+        {"dropped": True},
+        {"hang": True},
+    ]
+}
+
+
+def test_the_reference_loop_meets_each_fault_of_a_tool(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", TOOL_FAULTS)
+    result = run_cli(["eval", "run", "--suite", str(suite), "--format", "json", "--no-history"])
+    assert result.exit_code == 0, result.stdout
+    assert outcome(result.stdout) == {"tool-faults": (True, None, [])}
+
+
+def served(tmp_path: Path, make: str) -> Path:
+    agent = "\n".join([factory(f"recovery_agent:{make}"), 'tools = "served"'])
+    return configure(tmp_path / "project", agent)
+
+
+def test_an_agent_served_its_tools_meets_each_fault_over_mcp(tmp_path: Path) -> None:
+    """Each served as it says: the error comes back as JSON-RPC, the drop ends the
+    connection, the hang answers nothing, until the agent's timeout cancels it."""
+    suite = write_suite(tmp_path / "suite", TOOL_FAULTS)
+    started = time.monotonic()
+    result = run(served(tmp_path, "make_honest"), suite, "--format", "json", "--no-history")
+    assert time.monotonic() - started >= 1.0  # the hang was waited out by the agent
+    assert outcome(result.stdout) == {"tool-faults": (True, None, [])}, result.stdout
+
+
+def test_an_agent_that_drops_a_hung_served_call_goes_red(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", TOOL_FAULTS)
+    result = run(served(tmp_path, "make_dropper"), suite, "--format", "json", "--no-history")
+    passed, run_error, failed = outcome(result.stdout)["tool-faults"]
+    assert not passed and run_error is None
+    assert failed[0] == (
+        "tool_calls_answered: every tool call answered: no later request showed the model a "
+        "result for call_Brest (turn 0 step 0) (4 calls handed over)"
+    )

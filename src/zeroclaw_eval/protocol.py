@@ -108,6 +108,32 @@ class ToolResult:
     success: bool = True
 
 
+class ToolFault(Exception):
+    """A scripted fault of a tool's side, raised by its ``run`` instead of a result.
+
+    ``kind`` is ``jsonrpc_error`` (the tool server answers the call with a JSON-RPC
+    error ``code`` and ``message``), ``dropped`` (it drops the connection before
+    answering) or ``hang`` (it never answers: the agent must give up on the call).
+    Over MCP each is served as it says; the reference loop, which calls its tools
+    in-process, takes each as the failed call it would meet (a hang as its timeout
+    expiring, without the wait).
+    """
+
+    def __init__(self, kind: str, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.code = code
+
+    def describe(self, tool: str) -> str:
+        """What the model is told of the call when the loop meets the fault."""
+        if self.kind == "jsonrpc_error":
+            return f"tool '{tool}' failed: JSON-RPC error {self.code}: {self.message}"
+        if self.kind == "dropped":
+            return f"tool '{tool}' failed: the connection dropped before its result"
+        return f"tool '{tool}' was cancelled: it gave no result in time"
+
+
 @runtime_checkable
 class Tool(Protocol):
     """A tool the agent can dispatch to.

@@ -1,9 +1,11 @@
 """Agents on raw HTTP that meet a failing model, one honest and several wrong.
 
-Each asks the bridge's chat-completions endpoint, runs its own tools (``echo``,
-and ``slow``, which hangs until the agent's tool timeout cancels it) and sends
-each result back as a ``role: "tool"`` message. What differs is how it meets a
-failure:
+Each asks the bridge's chat-completions endpoint, runs its tools and sends each
+result back as a ``role: "tool"`` message. Its tools are its own (``echo``, and
+``slow``, which hangs until the agent's tool timeout cancels it), or, served the
+case's tools, those of the MCP route, called with a one-second timeout: a
+JSON-RPC error or a dropped connection is an error result, a call that times out
+is cancelled. What differs is how it meets a failure:
 
 - ``honest``: retries a 408, 409, 429, 5xx or a dropped connection at most twice,
   waiting ``Retry-After``; otherwise tells the user; answers a cancelled call with
@@ -39,12 +41,47 @@ class Failed(Exception):
         self.retry_after = retry_after
 
 
+#: How long the agent waits for a served tool's result before cancelling the call.
+TOOL_TIMEOUT_S = 1.0
+
+
 class RecoveryAgent:
-    def __init__(self, base_url: str, api_key: str, style: str) -> None:
+    def __init__(self, base_url: str, api_key: str, style: str, mcp_url: str | None) -> None:
         self.base_url = base_url
         self.api_key = api_key
         self.style = style
         self.messages: list[dict[str, Any]] = []
+        self.mcp = None
+        if mcp_url is not None:
+            from mcp_fault_agent import RawMcp  # beside it, in the configuration's directory
+
+            self.mcp = RawMcp(mcp_url)
+
+    def call_served(self, name: str, arguments: dict[str, Any]) -> str | None:
+        """The result of a served tool; ``None`` for a call cancelled at the timeout."""
+        assert self.mcp is not None
+        message = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        connection = http.client.HTTPConnection(
+            self.mcp.host, self.mcp.port, timeout=TOOL_TIMEOUT_S
+        )
+        headers = {"Content-Type": "application/json", "Mcp-Session-Id": self.mcp.session}
+        try:
+            connection.request("POST", self.mcp.path, json.dumps(message).encode(), headers)
+            reply = json.loads(connection.getresponse().read())
+        except TimeoutError:
+            return None
+        except (http.client.HTTPException, ConnectionError) as exc:
+            return f"error: the tool's connection dropped ({type(exc).__name__})"
+        finally:
+            connection.close()
+        if "error" in reply:
+            return f"error: JSON-RPC {reply['error']['code']}: {reply['error']['message']}"
+        return str(reply["result"]["content"][0]["text"])
 
     def post(self) -> dict[str, Any]:
         body = {"model": "m", "messages": self.messages, "tools": TOOLS}
@@ -85,9 +122,15 @@ class RecoveryAgent:
             parsed = json.loads(arguments)
         except ValueError as exc:
             return f"error: arguments are not JSON: {exc}"
-        if name == "slow":  # the tool hangs: the agent's timeout cancels it
+        if self.mcp is not None:
+            result = self.call_served(name, parsed)
+        elif name == "slow":  # the tool hangs: the agent's timeout cancels it
+            result = None
+        else:
+            result = str(parsed.get("message", ""))
+        if result is None:
             return None if self.style == "dropper" else "cancelled: the tool timed out"
-        return str(parsed.get("message", ""))
+        return result
 
     def run_turn(self, user_input: str) -> str:
         self.messages.append({"role": "user", "content": user_input})
@@ -118,7 +161,7 @@ def _factory(style: str) -> Any:
     def make(
         *, base_url: str, api_key: str, workspace: Path, mcp_url: str | None = None
     ) -> RecoveryAgent:
-        return RecoveryAgent(base_url, api_key, style)
+        return RecoveryAgent(base_url, api_key, style, mcp_url)
 
     return make
 

@@ -18,6 +18,11 @@ When the model side fails, the loop does what a careful client does:
   note that it was cut (:data:`CUT_NOTE`);
 - a tool call whose arguments are not valid JSON: it is not run; it is recorded
   as a failed call, and the model is told why, as for an unknown tool.
+
+A scripted fault of a tool (a JSON-RPC error, a dropped connection, a hang) is a
+failed call whose text says which (:meth:`~zeroclaw_eval.protocol.ToolFault.describe`):
+the loop calls its tools in-process, so it meets a hang as its timeout expiring,
+at once.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from zeroclaw_eval.protocol import (
     Provider,
     Tool,
     ToolCallRequest,
+    ToolFault,
     ToolResult,
     tool_call_entries,
 )
@@ -153,15 +159,23 @@ class Agent:
         )
 
 
-def run_tool(tool: Tool, arguments: dict[str, Any], *, name_failure: bool = True) -> ToolResult:
+def run_tool(
+    tool: Tool, arguments: dict[str, Any], *, name_failure: bool = True, serve_faults: bool = False
+) -> ToolResult:
     """Call a tool, turning whatever goes wrong into a failed result naming it.
 
     A result the tool itself reports failed is prefixed with the tool's name, as the
     model reads it in this loop, unless ``name_failure`` is false (over MCP the
-    error flag travels beside the text, which stays the tool's own).
+    error flag travels beside the text, which stays the tool's own). A scripted
+    :class:`~zeroclaw_eval.protocol.ToolFault` is a failed result too, unless
+    ``serve_faults``: then it is raised, for the tool server to serve.
     """
     try:
         result = tool.run(dict(arguments))
+    except ToolFault as fault:
+        if serve_faults:
+            raise
+        return ToolResult(fault.describe(tool.name), success=False)
     except Exception as exc:  # a tool's failure is data for the model, not a crash
         return ToolResult(f"tool '{tool.name}' raised {type(exc).__name__}: {exc}", success=False)
     if isinstance(result, str):

@@ -149,11 +149,55 @@ class Turn(_Strict):
     steps: list[Step] | None = None
 
 
-class ScriptedToolResult(_Strict):
-    """What a tool returns to one call, scripted: its text, and whether it erred."""
+class JsonRpcError(_Strict):
+    """A JSON-RPC error a tool server answers a call with."""
 
-    result: str
+    code: int
+    message: NonEmptyStr
+
+
+class ScriptedToolResult(_Strict):
+    """What a tool returns to one call, scripted: its text, and whether it erred; or a
+    fault of the tool's side instead (a JSON-RPC error, a dropped connection, a hang);
+    ``delay_s`` before either."""
+
+    result: str | None = None
     error: bool = False
+    jsonrpc_error: JsonRpcError | None = None
+    dropped: bool = False
+    hang: bool = False
+    delay_s: Annotated[float, Field(gt=0, le=MAX_DELAY_S)] | None = None
+
+    @model_validator(mode="after")
+    def _one_outcome(self) -> ScriptedToolResult:
+        given = [
+            name
+            for name, present in (
+                ("result", self.result is not None),
+                ("jsonrpc_error", self.jsonrpc_error is not None),
+                ("dropped", self.dropped),
+                ("hang", self.hang),
+            )
+            if present
+        ]
+        if len(given) != 1:
+            raise PydanticCustomError(
+                "tool_outcome",
+                "give exactly one of result, jsonrpc_error, dropped, hang"
+                + (f" (given: {', '.join(given)})" if given else ""),
+            )
+        if self.error and self.result is None:
+            raise PydanticCustomError("tool_outcome", "error marks a result: give its result")
+        return self
+
+    @property
+    def fault(self) -> str | None:
+        """The kind of tool-side fault scripted (as a ``ToolFault`` names it), or ``None``."""
+        if self.jsonrpc_error is not None:
+            return "jsonrpc_error"
+        if self.dropped:
+            return "dropped"
+        return "hang" if self.hang else None
 
 
 class ToolDefinition(_Strict):
