@@ -7,6 +7,8 @@ family is refused where the replayed script settles it either way.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -222,3 +224,33 @@ def test_max_model_requests_is_admitted_where_no_script_settles_it(registry: Reg
     admitted = admit_data(fixture, registry, live, source=SOURCE)
     [expectation] = admitted.expectations
     assert expectation.name == "max_model_requests"
+
+
+def test_eval_check_reads_a_script_with_faults_as_the_agent_meets_it(tmp_path: Path) -> None:
+    """A dropped reply's calls are never made, and a turn ended by an HTTP error or a
+    cut text is the agent's to word: none of them is "can never pass"."""
+    from zeroclaw_eval.testing import run_cli
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    fixtures = {
+        "dropped": case(
+            calls(ECHO, dropped=True), calls({**ECHO, "id": "call_2"}), TEXT, exact_tool_calls=1
+        ),
+        "cut": case(
+            {"response": {"type": "text", "content": "do", "finish": "length"}},
+            response_contains=["cut at the model's output limit"],
+        ),
+        "ended-by-an-error": {
+            **case(TEXT, response_contains=["HTTP 400"]),
+            "turns": [
+                {"user_input": "hi", "steps": [TEXT]},
+                {"user_input": "again", "steps": [error(400)]},
+            ],
+        },
+    }
+    for name, fixture in fixtures.items():
+        (suite / f"{name}.json").write_text(json.dumps(fixture), encoding="utf-8")
+    result = run_cli(["eval", "check", "--strict", "--suite", str(suite)])
+    assert result.exit_code == 0, result.stderr
+    assert "can never pass" not in result.stderr
