@@ -116,18 +116,24 @@ class MaxModelRequests(Family[RequestBudget]):
         return checks
 
 
-class ToolCallsAnswered(Family[Literal[True]]):
+class _Asserted(Family[Literal[True]]):
+    """A family over the requests that is asserted, never denied (``true``: ``false``
+    would say nothing a run could show)."""
+
+    params = Literal[True]
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        return REQUESTS
+
+
+class ToolCallsAnswered(_Asserted):
     """Every tool call handed to the agent had its result shown to the model afterwards."""
 
     name = "tool_calls_answered"
-    params = Literal[True]
     description = (
         "every tool call the model asked for got its result (an error or a cancellation "
         "included) back to the model in a later request"
     )
-
-    def evidence(self, params: Any) -> frozenset[str]:
-        return REQUESTS
 
     def replay_rules(self, params: Literal[True], steps: Steps) -> Iterable[Problem]:
         if not any(step.calls for turn in steps for step in turn):
@@ -170,18 +176,14 @@ def _results(request: ModelRequest) -> Counter[str]:
     )
 
 
-class RetryAfterRespected(Family[Literal[True]]):
+class RetryAfterRespected(_Asserted):
     """After an HTTP error with ``Retry-After``, the agent waited at least that long."""
 
     name = "retry_after_respected"
-    params = Literal[True]
     description = (
         "after each HTTP error with a Retry-After, the agent's next request of the turn "
         "came no sooner than it asked"
     )
-
-    def evidence(self, params: Any) -> frozenset[str]:
-        return REQUESTS
 
     def replay_rules(self, params: Literal[True], steps: Steps) -> Iterable[Problem]:
         waits = [
