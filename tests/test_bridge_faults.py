@@ -97,7 +97,8 @@ def test_a_429_is_the_openai_rate_limit_error_with_its_retry_after(bridge: Model
     error = raised.value
     assert error.status_code == 429
     assert error.response.headers["retry-after"] == "7"
-    assert "x-should-retry" not in error.response.headers
+    assert "x-should-retry" not in error.response.headers  # the client decides
+    assert error.response.headers["x-zeroclaw-eval-fault"] == "http_error"
     assert error.body == {
         "message": "Rate limit reached; retry later",
         "type": "requests",

@@ -300,8 +300,9 @@ class _Handler(TrackedHandler):
         self, status: int, payload: dict[str, Any] | list[bytes] | Dropped, extra: str = ""
     ) -> None:
         """Send a JSON document, or a list of server-sent events as a chunked stream;
-        a :class:`Dropped` one is cut short and its connection closed. ``extra``: more
-        header lines."""
+        a :class:`Dropped` one is cut short and its connection closed. ``extra``: the
+        header lines of a scripted error, which the client may retry; an error
+        without them is the bridge's own refusal, which it must not."""
         dropped = isinstance(payload, Dropped)
         if isinstance(payload, Dropped):
             payload = payload.payload
@@ -337,7 +338,7 @@ class _Handler(TrackedHandler):
         extra = ""
         if isinstance(refusal, ServedError):
             # As a provider answers: no "do not retry" (the client decides), and the
-            # wait it asks for, if any.
+            # wait it asks for, if any; the header says, in a client's logs, whose it is.
             extra = "x-zeroclaw-eval-fault: http_error\r\n"
             if refusal.retry_after is not None:
                 extra += f"Retry-After: {refusal.retry_after:g}\r\n"
