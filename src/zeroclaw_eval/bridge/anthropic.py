@@ -64,8 +64,8 @@ def serve_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
     if reply.dropped:
         if not request.stream:
             return 200, Dropped(message)
-        marker = json.dumps({"id": reply.tool_calls[-1].call_id})[1:-1].encode("utf-8")
-        return 200, Dropped(cut_events(list(_events(message)), marker))
+        events = list(_events(message))
+        return 200, Dropped(cut_events(events, "id", reply.tool_calls[-1].call_id))
     if not request.stream:
         return 200, message
     return 200, list(_events(message))

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections.abc import Iterator
@@ -60,13 +59,8 @@ def serve_chat_completions(route: BridgeRoute, endpoint: str, raw: bytes) -> Ser
     usage = isinstance(options, dict) and options.get("include_usage") is True
     events = list(_completion_events(completion_id, created, request.model, reply, usage))
     if reply.dropped:
-        return 200, Dropped(cut_events(events, _opening(reply)))
+        return 200, Dropped(cut_events(events, "id", reply.tool_calls[-1].call_id))
     return 200, events
-
-
-def _opening(reply: ModelReply) -> bytes:
-    """What the event opening the reply's last tool call holds: its id."""
-    return json.dumps({"id": reply.tool_calls[-1].call_id})[1:-1].encode("utf-8")
 
 
 def _tools(value: Any) -> list[dict[str, Any]]:

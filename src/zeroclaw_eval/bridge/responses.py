@@ -67,8 +67,8 @@ def serve_responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
     if reply.dropped:  # never delivered: no response to continue from
         if not request.stream:
             return 200, Dropped(response)
-        marker = json.dumps({"call_id": reply.tool_calls[-1].call_id})[1:-1].encode("utf-8")
-        return 200, Dropped(cut_events(list(_events(response)), marker))
+        events = list(_events(response))
+        return 200, Dropped(cut_events(events, "call_id", reply.tool_calls[-1].call_id))
     route.memory[response["id"]] = [*request.messages, _assistant_message(reply)]
     if not request.stream:
         return 200, response

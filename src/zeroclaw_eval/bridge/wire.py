@@ -203,9 +203,10 @@ def ask(route: BridgeRoute, request: BridgeRequest) -> ModelReply:
     return reply
 
 
-def cut_events(events: list[bytes], marker: bytes) -> list[bytes]:
-    """``events`` up to the one after the first that contains ``marker`` (the last tool
-    call's id, in the event opening it), so the stream stops inside that call."""
+def cut_events(events: list[bytes], key: str, call_id: str) -> list[bytes]:
+    """``events`` up to the one after the first whose JSON has ``key`` ``call_id`` (the
+    event opening that call), so that a stream dropped there stops inside the call."""
+    marker = json.dumps({key: call_id}, ensure_ascii=False)[1:-1].encode("utf-8")
     opening = next((index for index, event in enumerate(events) if marker in event), 0)
     return events[: opening + 2]
 
