@@ -203,6 +203,8 @@ ADMITTED = {
     "a_run_of_faults_ends_the_turn": case(error(500), error(500), error(503)),
     "a_400_ends_the_turn": case(error(400)),
     "a_retry_after_on_a_503": case(error(503, retry_after=2), TEXT),
+    # No fault: an agent that never answers its call is tool_calls_answered's to catch.
+    "a_turn_ending_on_tool_calls": case(calls(ECHO), tool_calls_answered=True),
 }
 
 
