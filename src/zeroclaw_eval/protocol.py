@@ -92,8 +92,9 @@ class ModelReply:
             return "dropped"
         if self.finish == "length":
             return "length"
-        if any(call.arguments_text is not None for call in self.tool_calls):
-            return "invalid_arguments"
+        for call in self.tool_calls:  # a loop, not any(): on the path of every reply
+            if call.arguments_text is not None:
+                return "invalid_arguments"
         return None
 
 

@@ -91,13 +91,13 @@ class Agent:
         while True:
             reply = self._ask(turn, step, offered)
             step += 1
-            failure = _failure(reply)
-            if failure is not None:
-                if failure[1] and retries < MAX_MODEL_RETRIES:
+            if reply.error is not None or reply.dropped:
+                said, retryable = _failure(reply)
+                if retryable and retries < MAX_MODEL_RETRIES:
                     time.sleep(_wait(reply, retries))
                     retries += 1
                     continue
-                return self._answer(f"The model failed: {failure[0]}", None)
+                return self._answer(f"The model failed: {said}", None)
             retries = 0
             if not reply.tool_calls:
                 # A refusal sent in its own field, with no content, is the answer.
@@ -127,8 +127,9 @@ class Agent:
         )
         self.record.requests.append(request)
         reply = self.provider.respond(self.history, offered)
-        if reply.fault is not None or reply.tool_calls:
-            self.record.requests[-1] = request.answered(reply)
+        answered = request.answered(reply)
+        if answered is not request:
+            self.record.requests[-1] = answered
         self.record.input_tokens += reply.input_tokens
         self.record.output_tokens += reply.output_tokens
         return reply
@@ -188,14 +189,12 @@ def run_tool(
     return result
 
 
-def _failure(reply: ModelReply) -> tuple[str, bool] | None:
-    """What went wrong with ``reply`` before it could be used, and whether a retry may
-    mend it; ``None`` for a reply that arrived whole."""
+def _failure(reply: ModelReply) -> tuple[str, bool]:
+    """What went wrong with ``reply`` (an HTTP error or a dropped connection) before it
+    could be used, and whether a retry may mend it."""
     if reply.error is not None:
         return f"HTTP {reply.error.status}: {reply.error.message}", reply.error.retryable
-    if reply.dropped:
-        return "the connection dropped before the reply was complete", True
-    return None
+    return "the connection dropped before the reply was complete", True
 
 
 def _wait(reply: ModelReply, retries: int) -> float:

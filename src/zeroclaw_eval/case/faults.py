@@ -5,6 +5,7 @@ refused here is a fault no real server would send, or one no sane client could
 meet with the steps scripted after it:
 
 - a ``Retry-After`` on a status no client retries (only 408, 409, 429 and 5xx are);
+- a tool call with both ``arguments`` and ``arguments_text``, or neither;
 - ``arguments_text`` that is a valid JSON object (that is ``arguments``, no fault);
 - a turn that ends on a lone fault a client retries (a 429, a 5xx, a dropped
   reply): every client asks again, and the turn has no step to answer it. A run
@@ -22,30 +23,45 @@ from zeroclaw_eval.protocol import RETRYABLE_STATUSES
 
 
 def admit_faults(trace: LlmTrace) -> Iterator[Problem]:
-    """The problems of ``trace``'s scripted faults (paths from the fixture's root)."""
+    """The problems of ``trace``'s scripted faults (paths from the fixture's root).
+
+    On the path of every replay: a step that is no fault costs one comparison."""
     for number, turn in enumerate(trace.turns):
-        steps = turn.steps or ()
-        retried = [_retried(step.response) for step in steps]
+        steps = turn.steps
+        if not steps:
+            continue
         for index, step in enumerate(steps):
-            where = ("turns", number, "steps", index, "response")
             response = step.response
+            if response.type == "text":
+                continue
+            where = ("turns", number, "steps", index, "response")
             if isinstance(response, HttpErrorResponse):
-                if response.retry_after is not None and not retried[index]:
+                if response.retry_after is not None and not _retried(response):
                     yield Problem(
                         (*where, "retry_after"),
                         f"no client retries a {response.status}, so a Retry-After on it "
                         "is never read (statuses retried: 408, 409, 429, 5xx)",
                     )
-            elif isinstance(response, ToolCallsResponse):
-                for position, call in enumerate(response.tool_calls):
-                    if call.arguments_text is not None and _is_object(call.arguments_text):
-                        yield Problem(
-                            # The first "tool_calls" is the union tag, as pydantic has it.
-                            (*where, "tool_calls", "tool_calls", position, "arguments_text"),
-                            "is a valid JSON object: script it as arguments (arguments_text "
-                            "is for arguments that are not valid JSON)",
-                        )
-        if retried and retried[-1] and (len(retried) == 1 or not retried[-2]):
+                continue
+            for position, call in enumerate(response.tool_calls):
+                # The first "tool_calls" is the union tag, as pydantic has it.
+                at = (*where, "tool_calls", "tool_calls", position)
+                if call.arguments_text is None:
+                    if "arguments" not in call.model_fields_set:
+                        yield Problem(at, "arguments is required (or arguments_text)")
+                elif "arguments" in call.model_fields_set:
+                    yield Problem(
+                        at,
+                        "give arguments, or arguments_text for arguments that are not valid "
+                        "JSON (not both)",
+                    )
+                elif _is_object(call.arguments_text):
+                    yield Problem(
+                        (*at, "arguments_text"),
+                        "is a valid JSON object: script it as arguments (arguments_text "
+                        "is for arguments that are not valid JSON)",
+                    )
+        if _retried(steps[-1].response) and (len(steps) == 1 or not _retried(steps[-2].response)):
             yield Problem(
                 ("turns", number, "steps", len(steps) - 1, "response"),
                 "a client retries this fault, and the turn has no step left to answer the "

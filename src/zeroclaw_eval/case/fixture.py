@@ -41,19 +41,9 @@ class ToolCall(_Strict):
         default_factory=dict, json_schema_extra={"description": "required unless arguments_text"}
     )
     arguments_text: str | None = None
-    """The model's text for the arguments when they are not valid JSON: served as is."""
-
-    @model_validator(mode="after")
-    def _one_form(self) -> ToolCall:
-        given = "arguments" in self.model_fields_set
-        if given == (self.arguments_text is not None):
-            raise PydanticCustomError(
-                "arguments_form",
-                "give arguments, or arguments_text for arguments that are not valid JSON (not both)"
-                if given
-                else "arguments is required (or arguments_text)",
-            )
-        return self
+    """The model's text for the arguments when they are not valid JSON: served as is.
+    Exactly one of the two is given (:mod:`zeroclaw_eval.case.faults` refuses
+    both, or neither)."""
 
 
 class TextResponse(_Strict):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -102,16 +102,25 @@ class ModelRequest:
         return found
 
     def answered(self, reply: ModelReply) -> ModelRequest:
-        """This request with what ``reply`` says of the answer (see the class)."""
-        if reply.fault is None and not reply.tool_calls:
-            return self  # the common case: a text reply, nothing to keep
+        """This request with what ``reply`` says of the answer (see the class); itself
+        when there is nothing to keep (a text reply that is no fault)."""
+        fault = reply.fault
+        if fault is None and not reply.tool_calls:
+            return self
         error = reply.error
-        return replace(
-            self,
-            replied=time.monotonic() if reply.fault is not None else 0.0,
-            fault=reply.fault,
-            retry_after=None if error is None else error.retry_after,
-            calls_sent=() if reply.dropped else tuple(c.call_id for c in reply.tool_calls),
+        # Built whole, not by dataclasses.replace: this runs for every tool-call reply.
+        return ModelRequest(
+            self.turn,
+            self.step,
+            self.messages,
+            self.tools,
+            self.settings,
+            self.api,
+            self.received,
+            fault,
+            None if error is None else error.retry_after,
+            () if reply.dropped else tuple(call.call_id for call in reply.tool_calls),
+            0.0 if fault is None else time.monotonic(),
         )
 
     def normalised(self) -> dict[str, Any]:
