@@ -256,3 +256,23 @@ def test_eval_check_reads_a_script_with_faults_as_the_agent_meets_it(tmp_path: P
     result = run_cli(["eval", "check", "--strict", "--suite", str(suite)])
     assert result.exit_code == 0, result.stderr
     assert "can never pass" not in result.stderr
+
+
+def test_max_model_requests_per_turn_is_held_to_the_longest_turn(
+    registry: Registry, replay: RunMode
+) -> None:
+    fixture = {
+        "model_name": "two-turns",
+        "turns": [
+            {"user_input": "hi", "steps": [TEXT]},
+            {"user_input": "again", "steps": [error(500), error(500), TEXT]},
+        ],
+        "expects": {"response_contains": ["done"], "max_model_requests": {"per_turn": 2}},
+    }
+    with pytest.raises(AdmissionError) as refused:
+        admit_data(fixture, registry, replay, source=SOURCE)
+    assert str(refused.value) == (
+        f"{SOURCE}: expects.max_model_requests.per_turn=2: could never pass: each of the "
+        "script's 3 steps in its longest turn answers one request (mode 'replay' replays "
+        "the script)"
+    )
