@@ -311,10 +311,11 @@ def test_a_dropped_stream_ends_inside_the_tool_call_on_every_wire(
 def test_a_delay_meets_the_clients_timeout_and_its_retry_gets_the_next_step(
     bridge: ModelBridge,
 ) -> None:
-    slow = {**TEXT, "delay_s": 1.0}
+    slow = {**TEXT, "delay_s": 3.0}
     fast = {"response": {"type": "text", "content": "in time"}}
     with bridge.open_route("slow", replay(slow, fast)) as route:
-        client = chat(route, max_retries=1, timeout=0.3)
+        # A timeout far from both the delay and an answer at once, even on a busy machine.
+        client = chat(route, max_retries=1, timeout=1.5)
         completion = client.chat.completions.create(model="m", messages=USER)
     assert completion.choices[0].message.content == "in time"
     assert len(route.requests) == 2
