@@ -407,7 +407,7 @@ REFUSALS: dict[str, tuple[Any, str, str]] = {
     "unknown_response_type": (
         edited(lambda c: step(1)(c)["response"].update(type="image")),
         'turns[0].steps[1].response.type="image"',
-        "unknown response type (expected one of: 'text', 'tool_calls')",
+        "unknown response type (expected one of: 'text', 'tool_calls', 'http_error')",
     ),
     "response_without_type": (
         edited(lambda c: step(1)(c)["response"].pop("type")),

@@ -259,7 +259,7 @@ def test_an_unknown_response_type_lists_the_types(registry: Registry, replay: Ru
     data["turns"][0]["steps"][1]["response"]["type"] = "image"
     assert refused_data(data, registry, replay) == (
         f'{SOURCE}: turns[0].steps[1].response.type="image": unknown response type '
-        "(expected one of: 'text', 'tool_calls')"
+        "(expected one of: 'text', 'tool_calls', 'http_error')"
     )
 
 

@@ -352,8 +352,77 @@ def test_family_passes_and_fails_showing_what_was_observed(
     ]
 
 
+def answered(*requests: ModelRequest) -> RunRecord:
+    return RunRecord(responses=["x"], requests=list(requests))
+
+
+def result_for(call_id: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call_id, "content": "ok"}
+
+
+# Graded where no script settles the count of requests (live): in replay, admission
+# refuses max_model_requests, and retry_after_respected without a Retry-After.
+LIVE_FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
+    "max_model_requests": (
+        {"max_model_requests": {"per_case": 1}, "response_contains": ["x"]},
+        answered(ModelRequest(0, 0, [HI], [])),
+        answered(ModelRequest(0, 0, [HI], []), ModelRequest(0, 1, [HI], [])),
+        "max_model_requests: at most 1 per case",
+        "2 requests made",
+    ),
+    "tool_calls_answered": (
+        {"tool_calls_answered": True},
+        answered(
+            ModelRequest(0, 0, [HI], [], calls_sent=("c1",)),
+            ModelRequest(0, 1, [HI, result_for("c1")], []),
+        ),
+        answered(ModelRequest(0, 0, [HI], [], calls_sent=("c1",)), ModelRequest(0, 1, [HI], [])),
+        "tool_calls_answered: every tool call answered",
+        "no later request showed the model a result for c1 (turn 0 step 0) (1 call handed over)",
+    ),
+    "retry_after_respected": (
+        {"retry_after_respected": True},
+        answered(
+            ModelRequest(0, 0, [HI], [], retry_after=1, replied=5.0),
+            ModelRequest(0, 1, [HI], [], received=6.5),
+        ),
+        answered(
+            ModelRequest(0, 0, [HI], [], retry_after=1, replied=5.0),
+            ModelRequest(0, 1, [HI], [], received=5.25),
+        ),
+        "retry_after_respected: waited as asked",
+        "turn 0 step 0: waited 0.25s of the 1s asked",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("expects", "passing", "failing", "check", "detail"),
+    LIVE_FAMILIES.values(),
+    ids=LIVE_FAMILIES.keys(),
+)
+def test_family_of_a_live_run_passes_and_fails_showing_what_was_observed(
+    expects: dict[str, Any],
+    passing: RunRecord,
+    failing: RunRecord,
+    check: str,
+    detail: str,
+    write_case: Callable[..., Path],
+    registry: Registry,
+) -> None:
+    live = {"model_name": "live", "turns": [{"user_input": "hi"}], "expects": expects}
+    case = admit_file(write_case(live), registry, registry.modes["live"].obj)
+    assert [c for c in case.grade(passing) if not c.passed] == []
+    assert [c for c in case.grade(failing) if not c.passed] == [CheckResult(check, False, detail)]
+
+
 def test_every_built_in_family_is_covered() -> None:
-    covered = {key for expects, *_ in FAMILIES.values() for key in expects}
+    covered = {
+        key
+        for table in (FAMILIES, LIVE_FAMILIES)
+        for expects, *_ in table.values()
+        for key in expects
+    }
     built_ins = Registry.from_plugin_manager(get_plugin_manager(load_entry_points=False))
     built_in = set(built_ins.families)
     assert built_in <= covered

@@ -63,6 +63,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.json",
         "zeroclaw_eval.builtin.live",
         "zeroclaw_eval.builtin.model_side",
+        "zeroclaw_eval.builtin.recovery",
         "zeroclaw_eval.builtin.reference",
         "zeroclaw_eval.builtin.request_size",
         "zeroclaw_eval.builtin.replay",
@@ -74,6 +75,8 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.tools",
         "zeroclaw_eval.case",
         "zeroclaw_eval.case.admission",
+        # Every fixture's scripted faults are admitted (cheap: no fault, no work).
+        "zeroclaw_eval.case.faults",
         "zeroclaw_eval.case.fixture",
         "zeroclaw_eval.case.offer",
         "zeroclaw_eval.case.suite",

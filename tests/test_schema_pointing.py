@@ -65,7 +65,7 @@ TYPOS = {
     "type txt": (
         set_to(RESPONSE_1, "type", "txt"),
         "turns/0/steps/1/response/type",
-        "'txt' is not one of ['text', 'tool_calls']",
+        "'txt' is not one of ['http_error', 'text', 'tool_calls']",
     ),
     "contnet": (
         renamed(RESPONSE_1, "content", "contnet"),

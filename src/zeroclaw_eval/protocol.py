@@ -20,13 +20,42 @@ Message = dict[str, Any]
 """A chat message in the OpenAI chat-completions shape (``role``, ``content``...)."""
 
 
+#: HTTP statuses a client retries (as the OpenAI and Anthropic SDKs do): a request
+#: timeout, a conflict, too many requests, and any server error.
+RETRYABLE_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
+
+
 @dataclass(frozen=True)
 class ToolCallRequest:
-    """A tool call the model asked for."""
+    """A tool call the model asked for.
+
+    ``arguments_text`` is the model's own text for the arguments when it is not a
+    JSON object (a scripted fault); ``arguments`` is then empty, and the call must
+    not run: nobody can say what it was asked.
+    """
 
     call_id: str
     name: str
     arguments: dict[str, Any]
+    arguments_text: str | None = None
+
+
+@dataclass(frozen=True)
+class HttpError:
+    """An HTTP error the model's server answers with instead of a reply.
+
+    ``message`` is the error's text, ``retry_after`` the seconds its
+    ``Retry-After`` header asks a client to wait, when it has one.
+    """
+
+    status: int
+    message: str
+    retry_after: float | None = None
+
+    @property
+    def retryable(self) -> bool:
+        """Whether a client retries it (:data:`RETRYABLE_STATUSES`)."""
+        return self.status in RETRYABLE_STATUSES
 
 
 @dataclass(frozen=True)
@@ -58,6 +87,11 @@ class ModelReply:
     told (0 when unknown: a wire needs a number); ``usage`` is what the provider
     reported, ``None`` when it reported nothing (a scripted reply, or a server that
     sends no ``usage``): the accounting reads ``usage`` only.
+
+    A scripted fault rides on the reply: ``error``, an HTTP error served instead
+    of it; ``finish`` ``"length"``, a text cut at the output limit; ``dropped``,
+    a connection that drops in the middle of the last tool call, so the client
+    never gets the reply whole.
     """
 
     content: str | None = None
@@ -67,6 +101,24 @@ class ModelReply:
     refusal: str | None = None
     model: str | None = None
     usage: Usage | None = None
+    error: HttpError | None = None
+    finish: str = "stop"
+    dropped: bool = False
+
+    @property
+    def fault(self) -> str | None:
+        """The kind of scripted fault the reply is, as the record keeps it
+        (``http_error``, ``dropped``, ``length``, ``invalid_arguments``), or ``None``."""
+        if self.error is not None:
+            return "http_error"
+        if self.dropped:
+            return "dropped"
+        if self.finish == "length":
+            return "length"
+        for call in self.tool_calls:  # a loop, not any(): on the path of every reply
+            if call.arguments_text is not None:
+                return "invalid_arguments"
+        return None
 
 
 @dataclass(frozen=True)
@@ -78,6 +130,32 @@ class ToolResult:
 
     output: str
     success: bool = True
+
+
+class ToolFault(Exception):
+    """A scripted fault of a tool's side, raised by its ``run`` instead of a result.
+
+    ``kind`` is ``jsonrpc_error`` (the tool server answers the call with a JSON-RPC
+    error ``code`` and ``message``), ``dropped`` (it drops the connection before
+    answering) or ``hang`` (it never answers: the agent must give up on the call).
+    Over MCP each is served as it says; the reference loop, which calls its tools
+    in-process, takes each as the failed call it would meet (a hang as its timeout
+    expiring, without the wait).
+    """
+
+    def __init__(self, kind: str, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.code = code
+
+    def describe(self, tool: str) -> str:
+        """What the model is told of the call when the loop meets the fault."""
+        if self.kind == "jsonrpc_error":
+            return f"tool '{tool}' failed: JSON-RPC error {self.code}: {self.message}"
+        if self.kind == "dropped":
+            return f"tool '{tool}' failed: the connection dropped before its result"
+        return f"tool '{tool}' was cancelled: it gave no result in time"
 
 
 @runtime_checkable
@@ -110,11 +188,19 @@ def tool_call_entries(reply: ModelReply) -> list[dict[str, Any]]:
             "type": "function",
             "function": {
                 "name": call.name,
-                "arguments": arguments_text(call.arguments),
+                "arguments": call_arguments(call),
             },
         }
         for call in reply.tool_calls
     ]
+
+
+def call_arguments(call: ToolCallRequest) -> str:
+    """The arguments of ``call`` as the model sent them: its own text when it is not
+    valid JSON, else the JSON string of its arguments."""
+    if call.arguments_text is not None:
+        return call.arguments_text
+    return arguments_text(call.arguments)
 
 
 def arguments_text(arguments: Mapping[str, Any]) -> str:

@@ -10,7 +10,9 @@ conversation. Nothing here knows about zeroclaw-eval: pointed at a real endpoint
 it is a real agent.
 
 In-process: ``make_agent(base_url=..., api_key=..., workspace=..., mcp_url=None)``
-is the ``[eval.agent] factory``; ``mcp_url`` comes with ``tools = "served"``.
+is the ``[eval.agent] factory``; ``mcp_url`` comes with ``tools = "served"``. Its
+``ChatOpenAI`` never retries (``max_retries=0``); ``make_retrying_agent`` is the
+same agent with the client's default retries, for the scripted faults.
 
 Cheap by design: ``ChatOpenAI`` builds an ``AsyncOpenAI`` of its own, and without
 ``http_async_client`` a new HTTP client with it (an SSL context, tens of
@@ -210,6 +212,7 @@ class LangGraphAgent:
         *,
         middleware: list[AgentMiddleware] | None = None,
         forget: bool = False,
+        max_retries: int = 0,
     ) -> None:
         self.loop, http = _runtime.get()
         model = ChatOpenAI(
@@ -218,7 +221,7 @@ class LangGraphAgent:
             api_key=api_key,
             http_async_client=http,
             http_client=shared_sync_client(),
-            max_retries=0,
+            max_retries=max_retries,
         )
         if mcp_url is None:
             tools: list[BaseTool] = OWN_TOOLS
@@ -268,6 +271,15 @@ def make_agent(
 ) -> LangGraphAgent:
     """The in-process factory: one agent per case."""
     return LangGraphAgent(base_url, api_key, workspace, mcp_url)
+
+
+def make_retrying_agent(
+    *, base_url: str, api_key: str, workspace: Path, mcp_url: str | None = None
+) -> LangGraphAgent:
+    """The agent whose client retries as the OpenAI SDK does by default (twice, on a
+    408, 409, 429, 5xx or a dropped connection), where ``make_agent`` never retries
+    (``max_retries=0``: a failing model is the turn's exception)."""
+    return LangGraphAgent(base_url, api_key, workspace, mcp_url, max_retries=2)
 
 
 # --- Broken variants: each suite must fail, for the reason its bug gives. ---

@@ -21,6 +21,7 @@ The two attachments: :mod:`zeroclaw_eval.agents.factory` (Python, in-process) an
 
 from __future__ import annotations
 
+import time
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -260,18 +261,19 @@ class BridgedSession(AgentSession):
         # The bridge serialises the requests of one route, so the provider, a
         # per-case object, is never asked twice at once.
         tools = offered_tools(request.tools)
-        self._requests.append(
-            ModelRequest(
-                self._turn,
-                self._step,
-                request.messages,
-                tools,
-                request_settings(request.body),
-                request.api,
-            )
+        asked = ModelRequest(
+            self._turn,
+            self._step,
+            request.messages,
+            tools,
+            request_settings(request.body),
+            request.api,
+            received=time.monotonic(),
         )
+        self._requests.append(asked)
         self._step += 1
         reply = self._provider.respond(request.messages, tools)
+        self._requests[-1] = asked.answered(reply)
         self._exchanges.append(Exchange(self._turn, request.messages, reply))
         self._usage.append(RequestUsage(self._turn, self._step - 1, reply.model, reply.usage))
         return reply

@@ -50,7 +50,7 @@ from zeroclaw_eval.agents.loop import run_tool
 from zeroclaw_eval.agents.wire import WireCall
 from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.grading.record import RecordedCall, RunRecord
-from zeroclaw_eval.protocol import ToolResult, arguments_text
+from zeroclaw_eval.protocol import ToolFault, ToolResult, arguments_text
 from zeroclaw_eval.report.model import CheckResult, plural
 from zeroclaw_eval.util.jsonvalue import equal
 from zeroclaw_eval.workspace import current_workspace, entered
@@ -74,6 +74,9 @@ class Dispatch:
     arguments: dict[str, Any]
     result: str
     succeeded: bool
+    delivered: bool = True
+    """Whether the result reached the agent: not for a scripted fault (a JSON-RPC
+    error, a dropped connection, a hang), whose text is the harness's own."""
 
 
 #: Why the pairing does not apply to an agent whose model writes code.
@@ -131,7 +134,16 @@ class ServedTools:
             raise unknown
         # The tool's own text: over MCP the error flag travels beside it.
         with entered(self._workspace):
-            result = run_tool(self._tools[name], arguments, name_failure=False)
+            try:
+                result = run_tool(
+                    self._tools[name], arguments, name_failure=False, serve_faults=True
+                )
+            except ToolFault as fault:
+                described = fault.describe(name)
+                self.dispatches.append(
+                    Dispatch(self._turn(), name, dict(arguments), described, False, False)
+                )
+                raise
         if len(result.output) > MAX_RESULT_CHARS:
             raise RunError(
                 f"tool {name!r} returned {len(result.output)} characters, more than the "
@@ -347,6 +359,8 @@ def _misreports(
 def _misreport(call: WireCall, dispatch: Dispatch, dialect: Dialect) -> str | None:
     if call.shown is None:  # no tool message came back for it
         return f"{_call(call)}: the agent sent the model no result for it"
+    if not dispatch.delivered:  # a scripted fault: what the agent said of it is its own
+        return None
     if dialect.shows(call.shown, _shown(call, dispatch)):
         return None
     expected = dialect.forms(_shown(call, dispatch))[0]

@@ -83,6 +83,8 @@ def wire_calls(exchanges: Iterable[Exchange], dialect: Dialect = CHAT) -> list[W
                 returned = results.get(call.call_id, [])
                 if len(returned) > call.occurrence:
                     call.shown = returned[call.occurrence]
+        if exchange.reply.dropped:
+            continue  # the reply never reached the agent whole: it saw no call of it
         for request in exchange.reply.tool_calls:
             if request.name == dialect.answer_tool:
                 continue  # the turn's answer, given the stack's way: not a tool call

@@ -31,9 +31,11 @@ from typing import Any
 from zeroclaw_eval.bridge.wire import (
     BridgeRequest,
     BridgeRoute,
+    Dropped,
     Refusal,
     Served,
     ask,
+    cut_events,
     decode_object,
     flag,
     model_name,
@@ -57,7 +59,13 @@ def serve_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
         stream=flag(body, "stream"),
         body=body,
     )
-    message = _message(request.model, ask(route, request))
+    reply = ask(route, request)
+    message = _message(request.model, reply)
+    if reply.dropped:
+        if not request.stream:
+            return 200, Dropped(message)
+        events = list(_events(message))
+        return 200, Dropped(cut_events(events, "id", reply.tool_calls[-1].call_id))
     if not request.stream:
         return 200, message
     return 200, list(_events(message))
@@ -179,7 +187,16 @@ def _message(model: str, reply: ModelReply) -> dict[str, Any]:
     if reply.content or not reply.tool_calls:
         content.append({"type": "text", "text": reply.content or ""})
     content.extend(
-        {"type": "tool_use", "id": call.call_id, "name": call.name, "input": dict(call.arguments)}
+        {
+            "type": "tool_use",
+            "id": call.call_id,
+            "name": call.name,
+            # Arguments that are not JSON: the API streams them as they are; whole,
+            # it has no way to carry them but as text.
+            "input": call.arguments_text
+            if call.arguments_text is not None
+            else dict(call.arguments),
+        }
         for call in reply.tool_calls
     )
     return {
@@ -188,7 +205,11 @@ def _message(model: str, reply: ModelReply) -> dict[str, Any]:
         "role": "assistant",
         "model": model,
         "content": content,
-        "stop_reason": "tool_use" if reply.tool_calls else "end_turn",
+        "stop_reason": "max_tokens"
+        if reply.finish == "length"
+        else "tool_use"
+        if reply.tool_calls
+        else "end_turn",
         "stop_sequence": None,
         "usage": _usage(reply),
     }
@@ -233,7 +254,9 @@ def _events(message: dict[str, Any]) -> Iterator[bytes]:
                 )
         else:
             yield event("content_block_start", index=index, content_block={**block, "input": {}})
-            for piece in pieces(arguments_text(block["input"])):
+            given = block["input"]
+            text = given if isinstance(given, str) else arguments_text(given)
+            for piece in pieces(text):
                 yield event(
                     "content_block_delta",
                     index=index,

@@ -19,9 +19,11 @@ from typing import Any
 from zeroclaw_eval.bridge.wire import (
     BridgeRequest,
     BridgeRoute,
+    Dropped,
     Refusal,
     Served,
     ask,
+    cut_events,
     decode_object,
     flag,
     model_name,
@@ -29,7 +31,7 @@ from zeroclaw_eval.bridge.wire import (
     sse,
     text_content,
 )
-from zeroclaw_eval.protocol import ModelReply, arguments_text, tool_call_entries
+from zeroclaw_eval.protocol import ModelReply, call_arguments, tool_call_entries
 
 #: The model ``GET /models`` lists before any request named one.
 DEFAULT_MODEL = "zeroclaw-eval-bridge"
@@ -51,10 +53,14 @@ def serve_chat_completions(route: BridgeRoute, endpoint: str, raw: bytes) -> Ser
     completion_id = f"chatcmpl-{secrets.token_hex(12)}"
     created = int(time.time())
     if not request.stream:
-        return 200, _completion(completion_id, created, request.model, reply)
+        document = _completion(completion_id, created, request.model, reply)
+        return 200, Dropped(document) if reply.dropped else document
     options = body.get("stream_options")
     usage = isinstance(options, dict) and options.get("include_usage") is True
-    return 200, list(_completion_events(completion_id, created, request.model, reply, usage))
+    events = list(_completion_events(completion_id, created, request.model, reply, usage))
+    if reply.dropped:
+        return 200, Dropped(cut_events(events, "id", reply.tool_calls[-1].call_id))
+    return 200, events
 
 
 def _tools(value: Any) -> list[dict[str, Any]]:
@@ -120,6 +126,8 @@ def _usage(reply: ModelReply) -> dict[str, Any]:
 
 
 def _finish_reason(reply: ModelReply) -> str:
+    if reply.finish == "length":
+        return "length"
     return "tool_calls" if reply.tool_calls else "stop"
 
 
@@ -185,7 +193,7 @@ def _completion_events(
         ]
         yield event(first)
         first = {}
-        for piece in pieces(arguments_text(call.arguments)):
+        for piece in pieces(call_arguments(call)):
             yield event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     if first:
         yield event(first)

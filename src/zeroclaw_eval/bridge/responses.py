@@ -31,9 +31,11 @@ from typing import Any
 from zeroclaw_eval.bridge.wire import (
     BridgeRequest,
     BridgeRoute,
+    Dropped,
     Refusal,
     Served,
     ask,
+    cut_events,
     decode_object,
     flag,
     model_name,
@@ -41,7 +43,7 @@ from zeroclaw_eval.bridge.wire import (
     string_field,
     text_content,
 )
-from zeroclaw_eval.protocol import ModelReply, arguments_text, tool_call_entries
+from zeroclaw_eval.protocol import ModelReply, call_arguments, tool_call_entries
 
 MESSAGE_ROLES = ("user", "system", "developer", "assistant")
 
@@ -62,6 +64,11 @@ def serve_responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
     )
     reply = ask(route, request)
     response = _response(body, request.model, reply)
+    if reply.dropped:  # never delivered: no response to continue from
+        if not request.stream:
+            return 200, Dropped(response)
+        events = list(_events(response))
+        return 200, Dropped(cut_events(events, "call_id", reply.tool_calls[-1].call_id))
     route.memory[response["id"]] = [*request.messages, _assistant_message(reply)]
     if not request.stream:
         return 200, response
@@ -172,12 +179,15 @@ def _assistant_message(reply: ModelReply) -> dict[str, Any]:
 
 def _response(body: Mapping[str, Any], model: str, reply: ModelReply) -> dict[str, Any]:
     output: list[dict[str, Any]] = []
+    # A reply cut at the output limit is an incomplete response, as the API says it.
+    cut = reply.finish == "length"
+    status = "incomplete" if cut else "completed"
     if reply.content or not reply.tool_calls:
         output.append(
             {
                 "type": "message",
                 "id": f"msg_{secrets.token_hex(12)}",
-                "status": "completed",
+                "status": status,
                 "role": "assistant",
                 "content": [
                     {
@@ -196,7 +206,7 @@ def _response(body: Mapping[str, Any], model: str, reply: ModelReply) -> dict[st
                 "id": f"fc_{secrets.token_hex(12)}",
                 "call_id": call.call_id,
                 "name": call.name,
-                "arguments": arguments_text(call.arguments),
+                "arguments": call_arguments(call),
                 "status": "completed",
             }
         )
@@ -204,7 +214,7 @@ def _response(body: Mapping[str, Any], model: str, reply: ModelReply) -> dict[st
         "id": f"resp_{secrets.token_hex(12)}",
         "object": "response",
         "created_at": int(time.time()),
-        "status": "completed",
+        "status": status,
         "model": model,
         "output": output,
         "usage": {
@@ -217,7 +227,7 @@ def _response(body: Mapping[str, Any], model: str, reply: ModelReply) -> dict[st
             "total_tokens": reply.input_tokens + reply.output_tokens,
         },
         "error": None,
-        "incomplete_details": None,
+        "incomplete_details": {"reason": "max_output_tokens"} if cut else None,
         "instructions": body.get("instructions"),
         "metadata": body.get("metadata") or {},
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
@@ -256,7 +266,8 @@ def _events(response: dict[str, Any]) -> Iterator[bytes]:
             yield from _message_events(event, index, item)
         else:
             yield from _call_events(event, index, item)
-    yield event("response.completed", response=response)
+    done = "response.incomplete" if response["status"] == "incomplete" else "response.completed"
+    yield event(done, response=response)
 
 
 def _message_events(event: Any, index: int, item: dict[str, Any]) -> Iterator[bytes]:

@@ -49,6 +49,7 @@ import hmac
 import json
 import re
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from zeroclaw_eval.bridge.chat import serve_chat_completions, serve_models
@@ -56,8 +57,10 @@ from zeroclaw_eval.bridge.wire import (
     CODE_RUN_ERROR,
     Answer,
     BridgeRoute,
+    Dropped,
     Refusal,
     Served,
+    ServedError,
     token_of,
 )
 from zeroclaw_eval.errors import one_line
@@ -243,7 +246,7 @@ class _Handler(TrackedHandler):
         self._send(status, payload)
 
     def _refuse(self, route: BridgeRoute | None, refusal: Refusal) -> None:
-        if route is not None:
+        if route is not None and not isinstance(refusal, ServedError):  # scripted: no failure
             route.fail(refusal.message)
         if self.body_unread():  # the rest of the connection is that body: end it
             self.close_connection = True
@@ -293,16 +296,24 @@ class _Handler(TrackedHandler):
                 "invalid_api_key",
             )
 
-    def _send(self, status: int, payload: dict[str, Any] | list[bytes]) -> None:
-        """Send a JSON document, or a list of server-sent events as a chunked stream."""
+    def _send(
+        self, status: int, payload: dict[str, Any] | list[bytes] | Dropped, extra: str = ""
+    ) -> None:
+        """Send a JSON document, or a list of server-sent events as a chunked stream;
+        a :class:`Dropped` one is cut short and its connection closed. ``extra``: the
+        header lines of a scripted error, which the client may retry; an error
+        without them is the bridge's own refusal, which it must not."""
+        dropped = isinstance(payload, Dropped)
+        if isinstance(payload, Dropped):
+            payload = payload.payload
         if isinstance(payload, dict):
             data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
             head = (
-                f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}\r\n"
+                f"HTTP/1.1 {status} {_reason(status)}\r\n"
                 "Content-Type: application/json\r\n"
                 f"Content-Length: {len(data)}\r\n"
             )
-            body = data
+            body = data[: len(data) // 2] if dropped else data
         else:
             head = (
                 f"HTTP/1.1 {status} OK\r\n"
@@ -310,21 +321,32 @@ class _Handler(TrackedHandler):
                 "Cache-Control: no-cache\r\n"
                 "Transfer-Encoding: chunked\r\n"
             )
-            body = (
-                b"".join(b"%x\r\n%s\r\n" % (len(event), event) for event in payload) + b"0\r\n\r\n"
-            )
-        if status >= 400:
+            body = b"".join(b"%x\r\n%s\r\n" % (len(event), event) for event in payload)
+            if not dropped:
+                body += b"0\r\n\r\n"
+        head += extra
+        if status >= 400 and not extra:
             head += "x-should-retry: false\r\n"
-        if self.close_connection:
+        if dropped:
+            self.close_connection = True  # the drop: the client reads an early end
+        elif self.close_connection:
             head += "Connection: close\r\n"
         # One write for head and body: no partial reply for a client to wait on.
         self.wfile.write(head.encode("latin-1") + b"\r\n" + body)
 
     def _send_error(self, refusal: Refusal) -> None:
+        extra = ""
+        if isinstance(refusal, ServedError):
+            # As a provider answers: no "do not retry" (the client decides), and the
+            # wait it asks for, if any; the header says, in a client's logs, whose it is.
+            extra = "x-zeroclaw-eval-fault: http_error\r\n"
+            if refusal.retry_after is not None:
+                extra += f"Retry-After: {refusal.retry_after:g}\r\n"
         if self.path.split("?", 1)[0].rstrip("/").endswith("/v1/messages"):
             # The Anthropic SDKs read their own error shape.
-            error = {"type": refusal.kind, "message": refusal.message}
-            self._send(refusal.status, {"type": "error", "error": error})
+            kind = refusal.anthropic_kind if isinstance(refusal, ServedError) else refusal.kind
+            error = {"type": kind, "message": refusal.message}
+            self._send(refusal.status, {"type": "error", "error": error}, extra)
             return
         self._send(
             refusal.status,
@@ -336,6 +358,7 @@ class _Handler(TrackedHandler):
                     "code": refusal.code,
                 }
             },
+            extra,
         )
 
 
@@ -347,6 +370,17 @@ _REASONS = {
     413: "Too Large",
     501: "Not Implemented",
 }
+
+
+def _reason(status: int) -> str:
+    """The reason phrase of ``status`` (a scripted error may use any 4xx or 5xx)."""
+    known = _REASONS.get(status)
+    if known is not None:
+        return known
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
 
 
 def _anthropic_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.errors import RunError, one_line
-from zeroclaw_eval.protocol import ModelReply
+from zeroclaw_eval.protocol import HttpError, ModelReply
 from zeroclaw_eval.util.loopback import Route
 
 if TYPE_CHECKING:
@@ -109,8 +109,21 @@ class BridgeRoute(Route):
         self.errors.append(one_line(message))
 
 
-Served = tuple[int, "dict[str, Any] | list[bytes]"]
-"""What an endpoint serves: the status and a JSON document or a list of SSE events."""
+@dataclass(frozen=True)
+class Dropped:
+    """A reply whose connection drops before it is complete (a scripted fault).
+
+    ``payload`` is what was sent before the drop: the events of a stream, cut in
+    the middle of its last tool call, or the whole JSON document, of which the
+    server sends half the bytes of a body whose length it announced whole.
+    """
+
+    payload: dict[str, Any] | list[bytes]
+
+
+Served = tuple[int, "dict[str, Any] | list[bytes] | Dropped"]
+"""What an endpoint serves: the status and a JSON document, a list of SSE events, or
+either cut short (:class:`Dropped`)."""
 
 
 class Refusal(Exception):
@@ -127,8 +140,51 @@ class Refusal(Exception):
         self.kind = kind
 
 
+#: A scripted HTTP error's ``type`` and ``code`` in an OpenAI error body, by status.
+_OPENAI_ERRORS = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "unsupported_country_region_territory"),
+    404: ("invalid_request_error", "model_not_found"),
+    408: ("server_error", "timeout"),
+    409: ("invalid_request_error", "conflict"),
+    413: ("invalid_request_error", "request_too_large"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+#: A scripted HTTP error's ``type`` in an Anthropic error body, by status.
+_ANTHROPIC_ERRORS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    408: "timeout_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+class ServedError(Refusal):
+    """A scripted HTTP error, served in the API's own error shape with its status and
+    ``Retry-After``: what the script says the model's server answers, so neither a
+    failure of the route nor a refusal a client must not retry."""
+
+    def __init__(self, error: HttpError) -> None:
+        server = error.status >= 500
+        kind, code = _OPENAI_ERRORS.get(
+            error.status, ("server_error" if server else "invalid_request_error", None)
+        )
+        super().__init__(error.status, error.message, code, kind)
+        self.retry_after = error.retry_after
+        self.anthropic_kind = _ANTHROPIC_ERRORS.get(
+            error.status, "api_error" if error.status >= 500 else "invalid_request_error"
+        )
+
+
 def ask(route: BridgeRoute, request: BridgeRequest) -> ModelReply:
-    """``route``'s answer to ``request``; every failure becomes a recorded 400 refusal."""
+    """``route``'s answer to ``request``; every failure becomes a recorded 400 refusal,
+    and a scripted HTTP error a :class:`ServedError`."""
     with route.lock:
         try:
             reply = route.answer(request)
@@ -142,7 +198,17 @@ def ask(route: BridgeRoute, request: BridgeRequest) -> ModelReply:
         raise Refusal(
             400, f"answering returned {type(reply).__name__}, not a ModelReply", CODE_RUN_ERROR
         )
+    if reply.error is not None:
+        raise ServedError(reply.error)
     return reply
+
+
+def cut_events(events: list[bytes], key: str, call_id: str) -> list[bytes]:
+    """``events`` up to the one after the first whose JSON has ``key`` ``call_id`` (the
+    event opening that call), so that a stream dropped there stops inside the call."""
+    marker = json.dumps({key: call_id}, ensure_ascii=False)[1:-1].encode("utf-8")
+    opening = next((index for index, event in enumerate(events) if marker in event), 0)
+    return events[: opening + 2]
 
 
 def decode_object(raw: bytes) -> dict[str, Any]:

@@ -9,23 +9,47 @@ lucky.
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from zeroclaw_eval.case.fixture import LlmTrace, Step, TextResponse, ToolCallsResponse
+from zeroclaw_eval.case.fixture import (
+    HttpErrorResponse,
+    LlmTrace,
+    Step,
+    TextResponse,
+    ToolCallsResponse,
+)
 from zeroclaw_eval.case.offer import check_allowed, select
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.family import Problem
 from zeroclaw_eval.hookspecs import hookimpl
 from zeroclaw_eval.modes.base import CaseProvider, RunMode, StepsLeftUnused
 from zeroclaw_eval.modes.notes import case_notes
-from zeroclaw_eval.protocol import Message, ModelReply, Tool, ToolCallRequest
+from zeroclaw_eval.protocol import HttpError, Message, ModelReply, Tool, ToolCallRequest
 from zeroclaw_eval.report.model import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import EvalConfig
+
+
+#: The text of a scripted HTTP error that gives none, by status (else by class).
+STATUS_TEXTS = {
+    400: "Bad request",
+    401: "Invalid API key",
+    403: "Permission denied",
+    404: "Model not found",
+    408: "Request timed out",
+    409: "Conflict",
+    413: "Request too large",
+    429: "Rate limit reached; retry later",
+    500: "The server had an error while processing the request",
+    502: "Bad gateway",
+    503: "The service is overloaded; retry later",
+    529: "Overloaded",
+}
 
 
 def to_reply(step: Step) -> ModelReply:
@@ -39,14 +63,25 @@ def to_reply(step: Step) -> ModelReply:
             response.output_tokens,
             refusal=response.refusal,
             model=response.model,
+            finish=response.finish,
         )
-    calls = tuple(ToolCallRequest(c.id, c.name, c.arguments) for c in response.tool_calls)
+    if isinstance(response, HttpErrorResponse):
+        default = STATUS_TEXTS.get(response.status)
+        if default is None:
+            default = "Server error" if response.status >= 500 else "Request refused"
+        return ModelReply(
+            error=HttpError(response.status, response.message or default, response.retry_after)
+        )
+    calls = tuple(
+        ToolCallRequest(c.id, c.name, c.arguments, c.arguments_text) for c in response.tool_calls
+    )
     return ModelReply(
         response.content,
         calls,
         response.input_tokens,
         response.output_tokens,
         model=response.model,
+        dropped=response.dropped,
     )
 
 
@@ -54,8 +89,10 @@ class ReplayProvider(CaseProvider):
     """Answers from the scripted steps, one turn's queue at a time."""
 
     def __init__(self, trace: LlmTrace) -> None:
-        self._turns = [[to_reply(step) for step in turn.steps or ()] for turn in trace.turns]
-        self._queue: deque[ModelReply] = deque()
+        self._turns = [
+            [(to_reply(step), step.delay_s) for step in turn.steps or ()] for turn in trace.turns
+        ]
+        self._queue: deque[tuple[ModelReply, float | None]] = deque()
         self._turn = 0
         self._scripted = 0
         self._notes = case_notes()  # the case's, whichever thread asks
@@ -73,7 +110,9 @@ class ReplayProvider(CaseProvider):
                 f"responses than scripted ({plural(self._scripted, 'step')} scripted for "
                 "this turn)"
             )
-        reply = self._queue.popleft()
+        reply, delay_s = self._queue.popleft()
+        if delay_s is not None:  # a scripted slow model: whoever asked waits, on any wire
+            time.sleep(delay_s)
         self._notes.served_by(reply.model)
         return reply
 

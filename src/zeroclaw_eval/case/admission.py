@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from zeroclaw_eval.case.faults import admit_faults
 from zeroclaw_eval.case.fixture import SCHEMA_KEY, LlmTrace
 from zeroclaw_eval.errors import AdmissionError
 from zeroclaw_eval.grading.family import EVIDENCE, Family, Problem
@@ -226,6 +227,19 @@ def admit_data(
         raise _problem(source, data, problem.path, problem.message)
     for problem in _unobservable(expectations, mode.unobservable, f"mode {mode.name!r}"):
         raise _problem(source, data, problem.path, problem.message)
+    if mode.replays_scripts:
+        scripted = [e for e in expectations if _has_replay_rules(e.family)]
+        steps = trace.scripted_steps() if scripted else ()
+        for expectation in scripted:
+            for problem in expectation.family.replay_rules(expectation.params, steps):
+                raise _problem(
+                    source,
+                    data,
+                    ("expects", expectation.name, *problem.path),
+                    f"{problem.message} (mode {mode.name!r} replays the script)",
+                )
+    for problem in admit_faults(trace):
+        raise _problem(source, data, problem.path, problem.message)
     if trace.tool_results is not None or trace.tool_definitions is not None:
         from zeroclaw_eval.case.scripted import (  # only fixtures that script
             admit_tool_definitions,
@@ -246,6 +260,12 @@ def admit_data(
             for problem in _unobservable(expectations, missing, f"agent {agent.label!r}"):
                 raise _problem(source, data, problem.path, problem.message)
     return Case(source, trace, expectations, idle_fails)
+
+
+def _has_replay_rules(family: Family[Any]) -> bool:
+    """Whether ``family`` has rules against a replayed script (most have none: the
+    script's steps are then never summarised)."""
+    return type(family).replay_rules is not Family.replay_rules
 
 
 def _unobservable(

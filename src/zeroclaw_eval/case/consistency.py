@@ -18,7 +18,12 @@ from typing import Any
 
 from zeroclaw_eval.agents.dialect import CHAT, Dialect
 from zeroclaw_eval.case.admission import Case
-from zeroclaw_eval.case.fixture import LlmTrace, TextResponse, ToolCallsResponse
+from zeroclaw_eval.case.fixture import (
+    HttpErrorResponse,
+    LlmTrace,
+    TextResponse,
+    ToolCallsResponse,
+)
 from zeroclaw_eval.grading.script import Script, ScriptedCall
 from zeroclaw_eval.util.wording import dotted, shown
 
@@ -58,7 +63,11 @@ def script_of(
         for step in turn.steps:
             response = step.response
             replied += 1
-            if isinstance(response, ToolCallsResponse):
+            if isinstance(response, HttpErrorResponse):
+                final, answered = None, False  # a turn it ends, the agent words
+            elif isinstance(response, ToolCallsResponse) and response.dropped:
+                continue  # never reached the agent whole: none of its calls is made
+            elif isinstance(response, ToolCallsResponse):
                 for call in response.tool_calls:
                     if call.name != dialect.answer_tool:
                         calls.append(ScriptedCall(index, call.name, replied - 1))
@@ -75,6 +84,8 @@ def script_of(
                 final = response.content or response.refusal or ""
                 answered = False
                 replies.append(final)
+                if response.finish == "length":
+                    final = None  # what the agent makes of a cut text is its own
     passed_through = passes_replies_through or answered
     return Script(tuple(calls), tuple(replies), final if passed_through else None)
 

@@ -7,11 +7,15 @@ same rules as built-in ones.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, model_validator
+from pydantic_core import PydanticCustomError
 
 from zeroclaw_eval.grading.family import NonEmptyStr
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.grading.script import ScriptedStep, Steps
 
 SCHEMA_KEY = "$schema"
 """A top-level key naming the JSON Schema an editor checks the fixture against
@@ -22,12 +26,24 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+#: The longest scripted delay before a reply, in seconds: a delay is there to make
+#: a client's timeout fire, and a run must never wait longer than a case could.
+MAX_DELAY_S = 60.0
+
+
 class ToolCall(_Strict):
-    """A tool call the scripted model makes."""
+    """A tool call the scripted model makes: ``arguments`` as a JSON object, or
+    ``arguments_text``, arguments that are not valid JSON (a fault)."""
 
     id: NonEmptyStr
     name: NonEmptyStr
-    arguments: dict[str, Any]
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, json_schema_extra={"description": "required unless arguments_text"}
+    )
+    arguments_text: str | None = None
+    """The model's text for the arguments when they are not valid JSON: served as is.
+    Exactly one of the two is given (:mod:`zeroclaw_eval.case.faults` refuses
+    both, or neither)."""
 
 
 class ReportedUsage(_Strict):
@@ -56,6 +72,8 @@ class TextResponse(_Strict):
     """The model the server said answered (kept by ``record``), if known."""
     usage: ReportedUsage | None = None
     """What the provider reported (kept by ``record``; absent or ``null``: none)."""
+    finish: Literal["stop", "length"] = "stop"
+    """``length``: the text was cut at the output limit (a fault)."""
 
 
 class ToolCallsResponse(_Strict):
@@ -71,9 +89,26 @@ class ToolCallsResponse(_Strict):
     """The model the server said answered (kept by ``record``), if known."""
     usage: ReportedUsage | None = None
     """What the provider reported (kept by ``record``; absent or ``null``: none)."""
+    dropped: bool = False
+    """The connection drops in the middle of the last tool call (a fault): the
+    client never gets the reply whole."""
 
 
-Response = Annotated[TextResponse | ToolCallsResponse, Field(discriminator="type")]
+class HttpErrorResponse(_Strict):
+    """A scripted HTTP error the model's server answers with instead of a reply (a fault)."""
+
+    type: Literal["http_error"]
+    status: Annotated[int, Field(ge=400, le=599)]
+    message: NonEmptyStr | None = None
+    """The error's text (default: the status's usual words)."""
+    retry_after: Annotated[int, Field(ge=0, le=int(MAX_DELAY_S))] | None = None
+    """Whole seconds of the ``Retry-After`` header (as HTTP has it), for a status a
+    client retries."""
+
+
+Response = Annotated[
+    TextResponse | ToolCallsResponse | HttpErrorResponse, Field(discriminator="type")
+]
 
 
 class StoredRequest(_Strict):
@@ -105,6 +140,8 @@ class Step(_Strict):
 
     response: Response
     request: StoredRequest | None = None
+    delay_s: Annotated[float, Field(gt=0, le=MAX_DELAY_S)] | None = None
+    """Seconds the model side waits before it answers (a fault a client's timeout meets)."""
 
 
 class Turn(_Strict):
@@ -119,11 +156,55 @@ class Turn(_Strict):
     steps: list[Step] | None = None
 
 
-class ScriptedToolResult(_Strict):
-    """What a tool returns to one call, scripted: its text, and whether it erred."""
+class JsonRpcError(_Strict):
+    """A JSON-RPC error a tool server answers a call with."""
 
-    result: str
+    code: int
+    message: NonEmptyStr
+
+
+class ScriptedToolResult(_Strict):
+    """What a tool returns to one call, scripted: its text, and whether it erred; or a
+    fault of the tool's side instead (a JSON-RPC error, a dropped connection, a hang);
+    ``delay_s`` before either."""
+
+    result: str | None = None
     error: bool = False
+    jsonrpc_error: JsonRpcError | None = None
+    dropped: bool = False
+    hang: bool = False
+    delay_s: Annotated[float, Field(gt=0, le=MAX_DELAY_S)] | None = None
+
+    @model_validator(mode="after")
+    def _one_outcome(self) -> ScriptedToolResult:
+        given = [
+            name
+            for name, present in (
+                ("result", self.result is not None),
+                ("jsonrpc_error", self.jsonrpc_error is not None),
+                ("dropped", self.dropped),
+                ("hang", self.hang),
+            )
+            if present
+        ]
+        if len(given) != 1:
+            raise PydanticCustomError(
+                "tool_outcome",
+                "give exactly one of result, jsonrpc_error, dropped, hang"
+                + (f" (given: {', '.join(given)})" if given else ""),
+            )
+        if self.error and self.result is None:
+            raise PydanticCustomError("tool_outcome", "error marks a result: give its result")
+        return self
+
+    @property
+    def fault(self) -> str | None:
+        """The kind of tool-side fault scripted (as a ``ToolFault`` names it), or ``None``."""
+        if self.jsonrpc_error is not None:
+            return "jsonrpc_error"
+        if self.dropped:
+            return "dropped"
+        return "hang" if self.hang else None
 
 
 class ToolDefinition(_Strict):
@@ -208,3 +289,24 @@ class LlmTrace(_Strict):
             for turn, entry in enumerate(self.turns)
             for number, step in enumerate(entry.steps or ())
         ]
+
+    def scripted_steps(self) -> Steps:
+        """Each turn's steps as a replay serves them (:class:`ScriptedStep`)."""
+        return tuple(tuple(_served(step) for step in turn.steps or ()) for turn in self.turns)
+
+
+def _served(step: Step) -> ScriptedStep:
+    from zeroclaw_eval.grading.script import ScriptedStep  # only for the families that ask
+
+    response = step.response
+    if isinstance(response, HttpErrorResponse):
+        return ScriptedStep("http_error", response.retry_after)
+    if isinstance(response, TextResponse):
+        return ScriptedStep("length" if response.finish == "length" else None)
+    if response.dropped:
+        return ScriptedStep("dropped")
+    unreadable = any(call.arguments_text is not None for call in response.tool_calls)
+    return ScriptedStep(
+        "invalid_arguments" if unreadable else None,
+        calls=tuple(call.id for call in response.tool_calls),
+    )

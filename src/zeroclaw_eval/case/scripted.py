@@ -5,7 +5,14 @@ A fixture may script what a named tool returns, call by call across the case::
     "tool_results": {"weather": [{"result": "12 C, rain"}, {"result": "timeout", "error": true}]}
 
 so that a case can exercise a tool that cannot run in CI (it reaches a real
-service), with results that never drift. A scripted tool never runs: its n-th
+service), with results that never drift. An entry may script a fault of the
+tool's side instead of a result: ``{"jsonrpc_error": {"code": -32603, "message":
+"..."}}``, ``{"dropped": true}`` (the connection drops before the answer),
+``{"hang": true}`` (no answer, ever: the agent must give up on the call; a run
+is still bounded by the case's end, which closes its route, and
+``case_timeout_s``), each served over MCP as it says and met by the reference
+loop as the failed call it would be (:class:`~zeroclaw_eval.protocol.ToolFault`);
+``delay_s`` delays a result or a fault. A scripted tool never runs: its n-th
 scripted call gets the n-th scripted result, and a call gets the result of the
 scripted call it is, whatever order the calls arrive in: the first unused result
 whose scripted call has the very arguments the call carries (compared as JSON),
@@ -31,6 +38,7 @@ left unused when the case ends, is a run error naming the turn and the call.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -43,7 +51,7 @@ from zeroclaw_eval.case.fixture import (
 )
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.family import Problem
-from zeroclaw_eval.protocol import Tool, ToolResult
+from zeroclaw_eval.protocol import Tool, ToolFault, ToolResult
 from zeroclaw_eval.report.model import plural
 from zeroclaw_eval.util.jsonvalue import equal
 
@@ -92,7 +100,7 @@ def admit_tool_results(trace: LlmTrace, *, model_calls: bool = True) -> Iterator
         if isinstance(not_used, list) and name in not_used:
             yield Problem(where, f"contradicts tools_not_used naming {name!r}")
         for index, entry in enumerate(scripted):
-            if entry.error and not entry.result:
+            if entry.error and entry.result == "":
                 yield Problem(
                     (*where, index, "result"),
                     "a scripted error needs its text: it is all the model is told",
@@ -106,9 +114,10 @@ def admit_tool_results(trace: LlmTrace, *, model_calls: bool = True) -> Iterator
             )
         if all_succeed:
             for index, entry in enumerate(scripted[:reach]):
-                if entry.error:
+                if entry.error or entry.fault is not None:
+                    key = "error" if entry.error else entry.fault or ""
                     yield Problem(
-                        (*where, index, "error"),
+                        (*where, index, key),
                         "contradicts all_tools_succeeded=true: this call is scripted to fail",
                     )
 
@@ -207,7 +216,15 @@ class ToolScript:
         )
         taken.add(chosen)
         entry = scripted[chosen]
-        return ToolResult(entry.result, success=not entry.error)
+        if entry.delay_s is not None:  # a slow tool: whoever called waits
+            time.sleep(entry.delay_s)
+        if entry.jsonrpc_error is not None:
+            raise ToolFault("jsonrpc_error", entry.jsonrpc_error.message, entry.jsonrpc_error.code)
+        if entry.dropped:
+            raise ToolFault("dropped", "the tool server dropped the connection")
+        if entry.hang:
+            raise ToolFault("hang", "the tool never answered")
+        return ToolResult(entry.result or "", success=not entry.error)
 
     def check(self) -> None:
         """Raise the run error of the first call beyond the script, if any."""

@@ -20,7 +20,7 @@ from zeroclaw_eval.grading.record import RunRecord
 from zeroclaw_eval.report.model import CheckResult
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.grading.script import Finding, Script
+    from zeroclaw_eval.grading.script import Finding, Script, Steps
 
 P = TypeVar("P")
 
@@ -133,6 +133,13 @@ class Family(ABC, Generic[P]):
         and admitted for every agent.
         """
         return None
+
+    def replay_rules(self, params: P, steps: Steps) -> Iterable[Problem]:
+        """Admission rules against the script, in a mode that replays it: where the
+        script serves every response, an entry it settles either way (it could not
+        fail, or never pass) is refused. ``steps`` holds each turn's scripted steps.
+        None by default."""
+        return ()
 
     def consistency(self, params: P, script: Script) -> Iterable[Finding]:
         """Entries the case's script can never satisfy, for ``zeroclaw eval check``

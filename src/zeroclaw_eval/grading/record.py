@@ -12,13 +12,14 @@ family, a report or the drift check reads it.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from zeroclaw_eval.grading.accounting import Prices
-    from zeroclaw_eval.protocol import Message, Tool, Usage
+    from zeroclaw_eval.protocol import Message, ModelReply, Tool, Usage
     from zeroclaw_eval.report.model import CheckResult
 
 
@@ -63,6 +64,14 @@ class ModelRequest:
     reference loop, which sends none). ``api`` names the wire it came over
     (``chat.completions``, ``responses``, ``anthropic.messages``), or
     ``in-process`` for an agent that called the provider directly.
+
+    What the model side answered, as far as recovery is graded: ``fault``, the
+    kind of scripted fault it answered with (``http_error``, ``dropped``,
+    ``length``, ``invalid_arguments``), ``retry_after`` the seconds an HTTP
+    error's ``Retry-After`` asked for, ``calls_sent`` the ids of the tool calls
+    its reply handed the agent (none when the reply never arrived whole),
+    ``received`` when the request arrived and ``replied`` when a fault's answer was
+    ready (both ``time.monotonic()``; ``replied`` is kept for faults only).
     """
 
     turn: int
@@ -71,6 +80,11 @@ class ModelRequest:
     tools: Sequence[Tool]
     settings: Mapping[str, Any] = field(default_factory=dict)
     api: str = "in-process"
+    received: float = 0.0
+    fault: str | None = None
+    retry_after: float | None = None
+    calls_sent: tuple[str, ...] = ()
+    replied: float = 0.0
 
     @property
     def tool_names(self) -> list[str]:
@@ -93,6 +107,28 @@ class ModelRequest:
                 if isinstance(function, Mapping) and isinstance(function.get("arguments"), str):
                     found.append(function["arguments"])
         return found
+
+    def answered(self, reply: ModelReply) -> ModelRequest:
+        """This request with what ``reply`` says of the answer (see the class); itself
+        when there is nothing to keep (a text reply that is no fault)."""
+        fault = reply.fault
+        if fault is None and not reply.tool_calls:
+            return self
+        error = reply.error
+        # Built whole, not by dataclasses.replace: this runs for every tool-call reply.
+        return ModelRequest(
+            self.turn,
+            self.step,
+            self.messages,
+            self.tools,
+            self.settings,
+            self.api,
+            self.received,
+            fault,
+            None if error is None else error.retry_after,
+            () if reply.dropped else tuple(call.call_id for call in reply.tool_calls),
+            0.0 if fault is None else time.monotonic(),
+        )
 
     def normalised(self) -> dict[str, Any]:
         """The request as a recording stores it and drift compares it: volatile

@@ -64,6 +64,26 @@ class Finding:
     error: bool = True
 
 
+@dataclass(frozen=True)
+class ScriptedStep:
+    """One scripted step as a mode that replays it serves it, for the replay rules of
+    admission (:meth:`~zeroclaw_eval.grading.family.Family.replay_rules`).
+
+    ``fault`` is the kind of fault it is (as
+    :attr:`~zeroclaw_eval.protocol.ModelReply.fault` names it), or ``None``;
+    ``retry_after`` an HTTP error's ``Retry-After`` seconds; ``calls`` the ids of
+    the tool calls it hands the agent (none for a reply whose connection drops).
+    """
+
+    fault: str | None = None
+    retry_after: int | None = None
+    calls: tuple[str, ...] = ()
+
+
+Steps = tuple[tuple[ScriptedStep, ...], ...]
+"""Each turn's scripted steps, in order."""
+
+
 class CallEntry(Protocol):
     """An entry about the calls to one tool, or the one at ``call_index``."""
 

@@ -33,6 +33,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.budgets",
     "zeroclaw_eval.builtin.request_size",
     "zeroclaw_eval.builtin.model_side",
+    "zeroclaw_eval.builtin.recovery",
     "zeroclaw_eval.builtin.text",
     "zeroclaw_eval.builtin.json",
     "zeroclaw_eval.builtin.github",

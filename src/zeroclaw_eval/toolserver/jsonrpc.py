@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zeroclaw_eval.errors import RunError, UnknownToolError
-from zeroclaw_eval.protocol import Tool, ToolResult
+from zeroclaw_eval.protocol import Tool, ToolFault, ToolResult
 from zeroclaw_eval.toolserver.headers import (
     METHOD_HEADER,
     NAME_HEADER,
@@ -107,6 +107,11 @@ class ProtocolError(Exception):
 
     def reply(self) -> dict[str, Any]:
         return error_reply(self.request_id, self.code, self.message, self.data)
+
+
+class ScriptedError(ProtocolError):
+    """A JSON-RPC error a fixture scripts for a tool call: served as any error, and
+    never a failure of the route (whatever its code)."""
 
 
 def error_reply(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
@@ -422,6 +427,10 @@ def answer(
             raise ProtocolError(INVALID_PARAMS, str(exc), request_id) from None
         except RunError as exc:
             raise ProtocolError(RUN_ERROR, str(exc), request_id) from None
+        except ToolFault as fault:
+            if fault.kind == "jsonrpc_error" and fault.code is not None:
+                raise ScriptedError(fault.code, fault.message, request_id) from None
+            raise  # a drop or a hang: the HTTP layer serves it
         called = {
             "content": [{"type": "text", "text": result.output}],
             "isError": not result.success,

@@ -42,13 +42,14 @@ import json
 import secrets
 import select
 import socket
+import time
 import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from zeroclaw_eval.errors import one_line
-from zeroclaw_eval.protocol import Tool
+from zeroclaw_eval.protocol import Tool, ToolFault
 from zeroclaw_eval.toolserver.headers import SESSION_HEADER, VERSION_HEADER
 from zeroclaw_eval.toolserver.jsonrpc import (
     HANDSHAKE_VERSIONS,
@@ -61,6 +62,7 @@ from zeroclaw_eval.toolserver.jsonrpc import (
     Dispatch,
     Message,
     ProtocolError,
+    ScriptedError,
     answer,
     check_param_headers,
     error_reply,
@@ -79,6 +81,9 @@ from zeroclaw_eval.util.loopback import (
 
 #: The largest request body read: a tool call's arguments, not an upload.
 MAX_BODY_BYTES = 8 * 1024 * 1024
+
+#: How often a scripted hang looks whether its client gave up, or its case ended.
+HANG_POLL_S = 0.05
 
 
 #: The requests served inside a session; any other is ``-32601``, session or not.
@@ -309,12 +314,26 @@ class _Handler(TrackedHandler):
         """The status and reply to a request, run under the route's lock (held until a
         call is settled: see :meth:`ToolRoute.settle`); ``None`` when the client hung
         up before its result."""
+        try:
+            return self._answer_locked(route, message, modern=modern)
+        except ToolFault as fault:  # a scripted drop or hang, served outside the lock
+            if fault.kind == "hang":
+                # Never answered: until the agent gives up on the call (it hangs up)
+                # or its case ends (the route closes), which bounds every hang.
+                while not route.closed and not self._peer_gone():
+                    time.sleep(HANG_POLL_S)
+            self.close_connection = True  # no reply: the connection just ends
+            return 200, None
+
+    def _answer_locked(
+        self, route: ToolRoute, message: Message, *, modern: bool
+    ) -> tuple[int, dict[str, Any] | None]:
         with route.lock:
             status = 200
             try:
                 reply = answer(message, route.tools, route.dispatch, modern=modern)
             except ProtocolError as error:
-                if error.code == RUN_ERROR:
+                if error.code == RUN_ERROR and not isinstance(error, ScriptedError):
                     route.fail(error.message)
                 # The handshake era sends every JSON-RPC error with 200; the stateless
                 # revision gives the protocol's errors their HTTP status.
