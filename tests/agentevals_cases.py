@@ -1,0 +1,515 @@
+"""The trajectory-match cases of LangChain's agentevals, written out by hand from its
+Python test suite (python/tests/test_trajectory.py, langchain-ai/agentevals at
+946ad15b9f2ce9bc9843edd2bb773bd07d78ca7e), for tests/test_agentevals_parity.py.
+
+Each ``PeerTest`` is one test function there: the output and reference trajectories
+it builds (messages reduced to what its matcher reads: the role, each assistant
+message's tool calls with their decoded arguments, the text of the others), its
+parameters with the score it asserts, and how its ``tool_args_match_overrides``
+read here. Two of its tests also assert that the evaluator without overrides
+scores the same trajectories false; those asserts are cases of their own.
+
+The peer's matcher (python/agentevals/trajectory/), as this module reads it:
+``strict`` walks both message lists side by side (same length, same roles, each
+assistant message's calls paired one to one by name and arguments, first fit);
+``superset`` pairs each reference call with a distinct output call (first fit);
+``subset`` pairs each output call with a distinct reference call; ``unordered`` is
+both. ``tool_args_match_mode`` compares the arguments: ``exact`` equal,
+``superset`` the output's include the reference's, ``subset`` the other way,
+``ignore`` always. An override replaces the mode for one tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Message = dict[str, Any]
+Call = tuple[str, dict[str, Any]]
+# How a reference call's arguments read as a step: the step's fields beside its tool.
+StepFields = Callable[[dict[str, Any]], dict[str, Any]]
+
+PEER_REPO = "langchain-ai/agentevals"
+PEER_COMMIT = "946ad15b9f2ce9bc9843edd2bb773bd07d78ca7e"
+PEER_FILE = "python/tests/test_trajectory.py"
+
+
+def user(text: str) -> Message:
+    return {"role": "user", "content": text}
+
+
+def calls(*tool_calls: Call) -> Message:
+    """An assistant message asking for ``tool_calls`` (one model reply)."""
+    return {"role": "assistant", "tool_calls": list(tool_calls)}
+
+
+def tool(text: str) -> Message:
+    return {"role": "tool", "content": text}
+
+
+def says(text: str) -> Message:
+    """An assistant message with text and no tool calls."""
+    return {"role": "assistant", "content": text}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parametrization of a peer test: its pytest id, the modes and the score."""
+
+    peer_id: str
+    trajectory_mode: str
+    args_mode: str
+    score: bool
+    # False for the evaluator the test builds without its overrides.
+    overridden: bool = True
+
+
+@dataclass(frozen=True)
+class Override:
+    """A ``tool_args_match_overrides`` entry and what says the same here."""
+
+    peer: str  # the override as the peer's test writes it
+    step: StepFields  # the step's fields for a reference call's arguments
+
+
+@dataclass(frozen=True)
+class PeerTest:
+    name: str
+    outputs: list[Message]
+    reference: list[Message]
+    params: list[Param]
+    overrides: dict[str, Override] = field(default_factory=dict)
+
+
+MODES = ("unordered", "superset", "subset", "strict")
+
+
+def by_mode(*scores: float | bool) -> list[Param]:
+    """The four-mode parametrization most tests use, with its feedback key in the id:
+    ``scores`` in the order unordered, superset, subset, strict."""
+    return [
+        Param(f"trajectory_{mode}_match-{mode}" + _score_id(score), mode, "exact", bool(score))
+        for mode, score in zip(MODES, scores, strict=True)
+    ]
+
+
+def _score_id(score: float | bool) -> str:
+    # The tests parametrized with a score show it in the id as written (1.0, 0.0).
+    return f"-{score}" if isinstance(score, float) else ""
+
+
+def all_modes(score: bool) -> list[Param]:
+    """The four-mode parametrization of a test that asserts one score for every mode."""
+    return [Param(f"trajectory_{mode}_match-{mode}", mode, "exact", score) for mode in MODES]
+
+
+def override_params(*scores: bool, peer_score_in_id: bool) -> list[Param]:
+    """A test parametrized by ``trajectory_match_mode`` alone, run with its overrides
+    (``scores`` in the order unordered, superset, subset, strict) and, as it asserts
+    first, without them (always false)."""
+    ids = [
+        f"{mode}-{score}" if peer_score_in_id else mode
+        for mode, score in zip(MODES, scores, strict=True)
+    ]
+    with_overrides = [
+        Param(peer_id, mode, "exact", score)
+        for peer_id, mode, score in zip(ids, MODES, scores, strict=True)
+    ]
+    without = [
+        Param(f"{peer_id}/no_overrides", mode, "exact", False, overridden=False)
+        for peer_id, mode in zip(ids, MODES, strict=True)
+    ]
+    return with_overrides + without
+
+
+def args_modes(exact: bool, ignore: bool, subset: bool, superset: bool) -> list[Param]:
+    """A ``tool_args_match_mode`` parametrization, in the default ``strict`` mode."""
+    scores = {"exact": exact, "ignore": ignore, "subset": subset, "superset": superset}
+    return [Param(f"{mode}-{score}", "strict", mode, score) for mode, score in scores.items()]
+
+
+# --- the overrides, each read declaratively ----------------------------------------
+
+IGNORE_WEATHER = Override('{"get_weather": "ignore"}', lambda _: {})
+
+
+def _sf_either_way(args: dict[str, Any]) -> dict[str, Any]:
+    """The lambda's reference half holds for every reference this test has (its
+    "San Francisco"); its output half reads only `city`, so the call may have other
+    keys: a partial match with the one matcher."""
+    if args.get("city") not in ("SF", "San Francisco"):
+        raise AssertionError(f"the override would fail every call for a reference {args}")
+    return {"arguments": {"city": {"$one_of": ["SF", "San Francisco"]}}, "match": "partial"}
+
+
+SF_EITHER_WAY = Override(
+    '{"get_weather": lambda x, y: (x["city"] == "SF" or x["city"] == "San Francisco")'
+    ' and (y["city"] == "SF" or y["city"] == "San Francisco")}',
+    _sf_either_way,
+)
+
+
+def _policy_query(args: dict[str, Any]) -> dict[str, Any]:
+    """``lookup_policy_query_matcher``: a reference query with "upgrade" in it needs an
+    output query with "upgrade" in it (only `query` is read); any other matches."""
+    if "upgrade" in args.get("query", ""):
+        return {"arguments": {"query": {"$contains": "upgrade"}}, "match": "partial"}
+    return {}
+
+
+POLICY_QUERY = Override('{"lookup_policy": lookup_policy_query_matcher}', _policy_query)
+
+# Only `time.start` compared: the value at that pointer, nothing else.
+TIME_START = Override(
+    '{"lookup_policy": ["time.start"]}',
+    lambda args: {"arguments": args, "match": "paths", "paths": ["/time/start"]},
+)
+
+
+# --- the tests ------------------------------------------------------------------------
+
+SF_WEATHER = "What is the weather in SF?"
+SF_LONDON = "What is the weather in SF and London?"
+FLIGHT_TIME = "Hi there, what time is my flight?"
+UPGRADE = (
+    "Update it to the next flight after that and bump me to first class if there is availability."
+)
+FLIGHT_SAID = (
+    "Your flight LX0112 from CDG to BSL is scheduled to depart in an hour and arrive in two hours."
+)
+NO_UPGRADES = (
+    "Upgrades to first class are not currently available as they are being saved for VIPs."
+)
+NEXT_FLIGHT = (
+    "The next flight after that is LX0112 from CDG to BSL is in 4 hours. However, we do not "
+    "currently allow upgrades to first class. Confirming that I should book it for you anyway?"
+)
+UPGRADES_POSSIBLE = (
+    "Ok, it looks like upgrades to first class are possible. "
+    "What date would you like to change your flight to?"
+)
+SF_80 = "It's 80 degrees and sunny in SF."
+LONDON_90 = "It's 90 degrees and rainy in London."
+BOTH_SAID = "The weather in SF is 80 degrees and sunny. In London, it's 90 degrees and rainy."
+BOTH_SAID_REF = "The weather in London is 90˚ and rainy. In SF, it's 80˚ and sunny."
+
+
+def _ticket(departure: str, arrival: str) -> dict[str, Any]:
+    return {
+        "ticket_no": "7240005432906569",
+        "book_ref": "C46E9F",
+        "flight_id": 19250,
+        "flight_no": "LX0112",
+        "departure_airport": "CDG",
+        "arrival_airport": "BSL",
+        "scheduled_departure": departure,
+        "scheduled_arrival": arrival,
+        "seat_no": "18E",
+        "fare_conditions": "Economy",
+    }
+
+
+TICKET = json.dumps([_ticket("2025-03-22T18:34:40Z", "2025-03-22T20:34:40Z")])
+TICKET_REF = json.dumps([_ticket("2025-03-20T15:00:00-07:00", "2025-03-20T16:00:00-07:00")])
+FLIGHTS_FOUND = json.dumps(
+    [
+        {
+            "flight_id": flight_id,
+            "flight_no": "LX0112",
+            "scheduled_departure": departure,
+            "scheduled_arrival": arrival,
+            "departure_airport": "CDG",
+            "arrival_airport": "BSL",
+            "status": "Scheduled",
+            "aircraft_code": "SU9",
+        }
+        for flight_id, departure, arrival in (
+            (19229, "2025-03-22T19:34:40Z", "2025-03-22T21:34:40Z"),
+            (19232, "2025-03-22T20:34:40Z", "2025-03-22T22:34:40Z"),
+        )
+    ]
+)
+WINDOW = {"start": "2025-03-22T18:34:40Z", "end": "2025-03-22T20:34:40Z"}
+REF_WINDOW = {"start": "2025-03-22T18:34:40Z", "end": "baz"}
+
+PEER_TESTS: list[PeerTest] = [
+    PeerTest(
+        "test_trajectory_match",
+        [
+            user(SF_WEATHER),
+            calls(("get_weather", {"city": "San Francisco"})),
+            tool(SF_80),
+            says("The weather in SF is 80 degrees and sunny."),
+        ],
+        [
+            user(SF_WEATHER),
+            calls(("get_weather", {"city": "San Francisco"})),
+            tool("It's 80 degrees and sunny in San Francisco."),
+            says("The weather in SF is 80˚ and sunny."),
+        ],
+        all_modes(True),
+    ),
+    PeerTest(
+        "test_trajectory_with_different_tool_message_order",
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "SF"}), ("get_weather", {"city": "London"})),
+            tool(SF_80),
+            tool(LONDON_90),
+            says(BOTH_SAID),
+        ],
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "London"}), ("get_weather", {"city": "SF"})),
+            tool(LONDON_90),
+            tool(SF_80),
+            says(BOTH_SAID_REF),
+        ],
+        all_modes(True),
+    ),
+    PeerTest(
+        "test_trajectory_with_different_message_count",
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "SF"})),
+            tool(SF_80),
+            calls(("get_weather", {"city": "London"})),
+            tool(LONDON_90),
+            says(BOTH_SAID),
+        ],
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "London"}), ("get_weather", {"city": "SF"})),
+            tool(LONDON_90),
+            tool(SF_80),
+            says(BOTH_SAID_REF),
+        ],
+        by_mode(1.0, 1.0, 1.0, 0.0),
+    ),
+    PeerTest(
+        "test_trajectory_subset_tool_call",
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "SF"})),
+            tool(SF_80),
+            says(
+                "The weather in SF is 80 degrees and sunny. "
+                "In London, it's 9000 degrees and hallucinating."
+            ),
+        ],
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "London"}), ("get_weather", {"city": "SF"})),
+            tool(LONDON_90),
+            tool(LONDON_90),
+            says(BOTH_SAID_REF),
+        ],
+        by_mode(0.0, 0.0, 1.0, 0.0),
+    ),
+    PeerTest(
+        "test_exact_matcher_with_different_called_tools",
+        [
+            user(SF_WEATHER),
+            calls(("get_weather", {"city": "SF"})),
+            tool(SF_80),
+            says("The weather in SF is 80 degrees and sunny."),
+        ],
+        [
+            user(SF_WEATHER),
+            calls(("accuweather_forecast", {"city": "San Francisco"})),
+            tool("It's 80 degrees and sunny in San Francisco."),
+            says("The weather in SF is 80˚ and sunny."),
+        ],
+        all_modes(False),
+    ),
+    PeerTest(
+        "test_trajectory_with_extra_tool_calls_and_override",
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "San Francisco"}), ("get_weather", {"city": "London"})),
+            tool("It's 80 degrees and sunny in San Francisco."),
+            tool(LONDON_90),
+            says("The weather in SF is 80˚ and sunny. In London, it's 90˚ and rainy."),
+        ],
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "SF and London"})),
+            tool("It's 80 degrees and sunny in SF, and 90 degrees and rainy in London."),
+            says(BOTH_SAID),
+        ],
+        by_mode(0.0, 1.0, 0.0, 0.0),
+        {"get_weather": IGNORE_WEATHER},
+    ),
+    PeerTest(
+        "test_trajectory_with_subset_tool_calls_and_override",
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "SF and London"})),
+            tool("It's 80 degrees and sunny in SF, and 90 degrees and rainy in London."),
+            says(BOTH_SAID),
+        ],
+        [
+            user(SF_LONDON),
+            calls(("get_weather", {"city": "San Francisco"}), ("get_weather", {"city": "London"})),
+            tool("It's 80 degrees and sunny in San Francisco."),
+            tool(LONDON_90),
+            says("The weather in SF is 80˚ and sunny. In London, it's 90˚ and rainy."),
+        ],
+        by_mode(0.0, 0.0, 1.0, 0.0),
+        {"get_weather": IGNORE_WEATHER},
+    ),
+    PeerTest(
+        "test_trajectory_match_with_langchain_messages_and_override",
+        [
+            user(SF_WEATHER),
+            calls(("get_weather", {"city": "SF"})),
+            tool(SF_80),
+            says("The weather in SF is 80 degrees and sunny."),
+        ],
+        [
+            user(SF_WEATHER),
+            calls(("get_weather", {"city": "San Francisco"})),
+            tool("It's 80 degrees and sunny in San Francisco."),
+            says("The weather in SF is 80˚ and sunny."),
+        ],
+        all_modes(True),
+        {"get_weather": SF_EITHER_WAY},
+    ),
+    PeerTest(
+        "test_trajectory_match_with_langchain_messages_failure",
+        [
+            user(SF_WEATHER),
+            calls(("get_weather", {"city": "SF"})),
+            tool(SF_80),
+            says("The weather in SF is 80 degrees and sunny."),
+        ],
+        [
+            user(SF_WEATHER),
+            calls(("accuweather_forecast", {"city": "San Francisco"})),
+            tool("It's 80 degrees and sunny in San Francisco."),
+            says("The weather in SF is 80˚ and sunny."),
+        ],
+        all_modes(False),
+    ),
+    PeerTest(
+        "test_trajectory_match_with_overrides",
+        [
+            user(FLIGHT_TIME),
+            calls(("fetch_user_flight_information", {})),
+            tool(TICKET),
+            says(FLIGHT_SAID),
+            user(UPGRADE),
+            calls(
+                (
+                    "search_flights",
+                    {
+                        "start_time": "2025-03-22T18:34:40Z",
+                        "departure_airport": "CDG",
+                        "arrival_airport": "BSL",
+                    },
+                )
+            ),
+            tool(FLIGHTS_FOUND),
+            calls(
+                ("lookup_policy", {"query": "flight upgrades"}),
+                ("lookup_policy", {"query": "first class"}),
+            ),
+            tool(NO_UPGRADES),
+            tool(NO_UPGRADES),
+            says(NEXT_FLIGHT),
+        ],
+        [
+            user(FLIGHT_TIME),
+            calls(("fetch_user_flight_information", {})),
+            tool(TICKET_REF),
+            says(FLIGHT_SAID),
+            user(UPGRADE),
+            calls(
+                ("lookup_policy", {"query": "upgrade to first class"}),
+                ("lookup_policy", {"query": "foo"}),
+            ),
+            tool("..."),
+            tool("..."),
+            says(UPGRADES_POSSIBLE),
+        ],
+        override_params(False, True, False, False, peer_score_in_id=True),
+        {"lookup_policy": POLICY_QUERY},
+    ),
+    PeerTest(
+        "test_trajectory_match_with_nested_field_overrides",
+        [
+            user(FLIGHT_TIME),
+            calls(("fetch_user_flight_information", {"user_id": "123"})),
+            tool(TICKET),
+            says(FLIGHT_SAID),
+            user(UPGRADE),
+            calls(
+                ("lookup_policy", {"query": "flight upgrades", "time": WINDOW}),
+                ("lookup_policy", {"query": "first class", "time": WINDOW}),
+            ),
+            tool(NO_UPGRADES),
+            tool(NO_UPGRADES),
+            says(NEXT_FLIGHT),
+        ],
+        [
+            user(FLIGHT_TIME),
+            calls(("fetch_user_flight_information", {"user_id": "123"})),
+            tool(TICKET_REF),
+            says(FLIGHT_SAID),
+            user(UPGRADE),
+            calls(
+                ("lookup_policy", {"query": "foo", "time": REF_WINDOW}),
+                ("lookup_policy", {"query": "bar", "time": REF_WINDOW}),
+            ),
+            tool("..."),
+            tool("..."),
+            says(UPGRADES_POSSIBLE),
+        ],
+        override_params(True, True, True, True, peer_score_in_id=False),
+        {"lookup_policy": TIME_START},
+    ),
+    PeerTest(
+        "test_tool_args_match_mode_superset",
+        [
+            user(FLIGHT_TIME),
+            calls(("get_flight_info", {"is_cool": True, "flight_no": "LX0112"})),
+            says("Your flight is at 10:00 AM."),
+        ],
+        [
+            user(FLIGHT_TIME),
+            calls(("get_flight_info", {"flight_no": "LX0112"})),
+            says("Your flight is at 10:00 AM."),
+        ],
+        args_modes(exact=False, ignore=True, subset=False, superset=True),
+    ),
+    PeerTest(
+        "test_tool_args_match_mode_subset",
+        [
+            user(FLIGHT_TIME),
+            calls(("get_flight_info", {"flight_no": "LX0112"})),
+            says("Your flight is at 10:00 AM."),
+        ],
+        [
+            user(FLIGHT_TIME),
+            calls(("get_flight_info", {"flight_no": "LX0112", "foo": "bar"})),
+            says("Your flight is at 10:00 AM."),
+        ],
+        args_modes(exact=False, ignore=True, subset=True, superset=False),
+    ),
+    PeerTest(
+        "test_tool_args_match_mode_exact",
+        [
+            user(FLIGHT_TIME),
+            calls(("get_flight_info", {"flight_no": "LX0112"})),
+            says("Your flight is at 10:00 AM."),
+        ],
+        [
+            user(FLIGHT_TIME),
+            calls(("get_flight_info", {"flight_no": "LX0112"})),
+            says("Your flight is at 10:00 AM."),
+        ],
+        args_modes(exact=True, ignore=True, subset=True, superset=True),
+    ),
+]
