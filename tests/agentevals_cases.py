@@ -70,7 +70,9 @@ class Param:
 class Override:
     """A ``tool_args_match_overrides`` entry and what says the same here."""
 
-    peer: str  # the override as the peer's test writes it
+    # The override's value as the peer's test writes it: an argument mode, a list of
+    # dotted keys, or a function of the output's and the reference's arguments.
+    peer: str | list[str] | Callable[[dict[str, Any], dict[str, Any]], bool]
     step: StepFields  # the step's fields for a reference call's arguments
 
 
@@ -132,7 +134,7 @@ def args_modes(exact: bool, ignore: bool, subset: bool, superset: bool) -> list[
 
 # --- the overrides, each read declaratively ----------------------------------------
 
-IGNORE_WEATHER = Override('{"get_weather": "ignore"}', lambda _: {})
+IGNORE_WEATHER = Override("ignore", lambda _: {})
 
 
 def _sf_either_way(args: dict[str, Any]) -> dict[str, Any]:
@@ -145,8 +147,10 @@ def _sf_either_way(args: dict[str, Any]) -> dict[str, Any]:
 
 
 SF_EITHER_WAY = Override(
-    '{"get_weather": lambda x, y: (x["city"] == "SF" or x["city"] == "San Francisco")'
-    ' and (y["city"] == "SF" or y["city"] == "San Francisco")}',
+    lambda x, y: (
+        (x["city"] == "SF" or x["city"] == "San Francisco")
+        and (y["city"] == "SF" or y["city"] == "San Francisco")
+    ),
     _sf_either_way,
 )
 
@@ -159,11 +163,21 @@ def _policy_query(args: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-POLICY_QUERY = Override('{"lookup_policy": lookup_policy_query_matcher}', _policy_query)
+def lookup_policy_query_matcher(
+    tool_args: dict[str, Any], reference_tool_args: dict[str, Any]
+) -> bool:
+    """The peer test's own override, as it is written there."""
+    if reference_tool_args.get("query", {}) and "upgrade" in reference_tool_args.get("query", {}):
+        return "upgrade" in tool_args.get("query", {})
+    # Ignore for other policy query matches
+    return True
+
+
+POLICY_QUERY = Override(lookup_policy_query_matcher, _policy_query)
 
 # Only `time.start` compared: the value at that pointer, nothing else.
 TIME_START = Override(
-    '{"lookup_policy": ["time.start"]}',
+    ["time.start"],
     lambda args: {"arguments": args, "match": "paths", "paths": ["/time/start"]},
 )
 

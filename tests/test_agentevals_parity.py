@@ -13,17 +13,21 @@ reply); its *reference* trajectory and modes become one ``tool_sequence`` entry:
   ``calls_include``;
 - ``subset`` (the output's calls are only among the reference's) -> ``calls_only_among``
   with every step optional, beside ``min_tool_calls: 1``. The peer's subset passes a
-  run that calls no tool, and says so ("did not call any tools beyond the expected
-  ones" holds for none), so its literal reading is a gate that cannot fail: admission
-  refuses it, which ``test_the_literal_subset_translations_are_refused_as_vacuous``
-  pins for every subset case. The floor cannot change a verdict here, since every
-  output of the peer's tests calls a tool (pinned too);
+  run that calls no tool, as its README has it ("did not call any tools beyond the
+  expected ones" holds for none): not a flaw by its own documentation, but read
+  literally a gate that cannot fail, which admission refuses
+  (``test_the_literal_subset_translations_are_refused_as_vacuous``, for every subset
+  case). The floor cannot change a verdict here: every output of the peer's tests
+  calls a tool (pinned too);
 - ``tool_args_match_mode`` ``exact`` / ``superset`` / ``subset`` / ``ignore`` -> ``match``
   ``exact`` / ``partial`` / ``subset`` / no arguments; an override -> the matchers,
   ``paths`` or ``ignore`` that say the same (tests/agentevals_cases.py, beside each).
 
-All of them run in one ``zeroclaw eval run`` (and the refused literal ones in one
-more, side by side).
+The peer's verdict is the score its test asserts; a port of its matcher
+(tests/agentevals_peer.py) checks that the hand-written trajectories give that score,
+and traces its verdict on the variants of DERIVED, which show the flaws of its matcher
+that its own suite never reaches. All the fixtures run in one ``zeroclaw eval run``
+(and the refused literal ones in one more, side by side).
 """
 
 from __future__ import annotations
@@ -32,13 +36,15 @@ import json
 import re
 import subprocess
 from collections import Counter
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .agentevals_cases import PEER_TESTS, Message, Param, PeerTest
+from .agentevals_cases import PEER_TESTS, Message, Param, PeerTest, calls
+from .agentevals_peer import peer_verdict
 from .cli_process import json_report
 from .conftest import zeroclaw_all
 
@@ -48,13 +54,101 @@ from .conftest import zeroclaw_all
 NO_TOOL_MESSAGE = "(no tool message in the peer's trajectory)"
 
 # Cases the peer's test gets wrong by the peer's own documentation: none. Its suite
-# never puts the flaws of its matcher in front of a verdict (see
-# test_the_peer_is_right_wherever_its_suite_looks).
+# never puts the flaws of its matcher in front of a verdict: DERIVED shows each flaw
+# on a variant of one of its cases, outside its suite.
 EXCLUDED: dict[str, str] = {}
 
 # Cases no fixture here can say: none, since the argument matchers, ``ignore``/``paths``,
 # the subset direction, batches and the floor of ``calls_only_among`` landed.
 UNEXPRESSIBLE: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A variant of a peer case on which the peer's matcher (tests/agentevals_peer.py)
+    departs from its README or passes a run a gate must fail, with the peer's verdict
+    (``param.score``, the other one here) and why."""
+
+    test: PeerTest
+    param: Param
+    reason: str
+
+
+def _peer_test(name: str) -> PeerTest:
+    (test,) = [t for t in PEER_TESTS if t.name == name]
+    return test
+
+
+def _reference_order_swapped() -> PeerTest:
+    test = _peer_test("test_trajectory_match_with_overrides")
+    reference = list(test.reference)
+    (index,) = [i for i, m in enumerate(reference) if len(m.get("tool_calls", [])) == 2]
+    reference[index] = calls(*reversed(reference[index]["tool_calls"]))
+    return replace(test, reference=reference)
+
+
+def _true_for_one() -> PeerTest:
+    test = _peer_test("test_tool_args_match_mode_exact")
+    outputs = [
+        m
+        if "tool_calls" not in m
+        else calls(("get_flight_info", {"flight_no": "LX0112", "is_cool": 1}))
+        for m in test.outputs
+    ]
+    reference = [
+        m
+        if "tool_calls" not in m
+        else calls(("get_flight_info", {"flight_no": "LX0112", "is_cool": True}))
+        for m in test.reference
+    ]
+    return replace(test, outputs=outputs, reference=reference)
+
+
+def _calls_nothing() -> PeerTest:
+    test = _peer_test("test_trajectory_subset_tool_call")
+    return replace(
+        test,
+        outputs=[
+            m for m in test.outputs if m["role"] in ("user", "assistant") and "tool_calls" not in m
+        ],
+    )
+
+
+DERIVED = {
+    "test_trajectory_subset_tool_call[trajectory_subset_match-subset-1.0]~calls_nothing": Derived(
+        _calls_nothing(),
+        Param("trajectory_subset_match-subset-1.0", "subset", "exact", True),
+        "vacuous pass: the peer's subset passes an output that calls no tool at all. Its "
+        "README allows it ('did not call any tools beyond the expected ones' holds for "
+        "none), so this is no flaw by its documentation, but a gate that cannot fail: here "
+        "the literal translation is refused and the case with its floor fails the run",
+    ),
+    "test_trajectory_match_with_overrides[superset-True]~reference_order_swapped": Derived(
+        _reference_order_swapped(),
+        Param("superset-True", "superset", "exact", False),
+        "first-fit pairing flips with the order of the reference: the 'foo' reference call, "
+        "which its override matches with any query, takes the 'flight upgrades' call the "
+        "'upgrade to first class' one needs, and the peer fails a trajectory it passes with "
+        "the reference in the other order; its README's superset ('a trajectory contains a "
+        "superset of tool calls contained in a reference trajectory') has no order",
+    ),
+    "test_tool_args_match_mode_superset[superset-True]~unordered": Derived(
+        _peer_test("test_tool_args_match_mode_superset"),
+        Param("superset-True", "unordered", "superset", False),
+        "the argument direction turns round: unordered runs the superset pairing both ways "
+        "with one matcher, so tool_args_match_mode superset also demands the reference's "
+        "arguments include the output's, and a call with one key more fails, though its "
+        "README says superset treats it as equivalent and unordered asks for the same tool "
+        "calls in any order",
+    ),
+    "test_tool_args_match_mode_exact[exact-True]~true_for_1": Derived(
+        _true_for_one(),
+        Param("exact-True", "strict", "exact", True),
+        "True == 1: the arguments are compared as Python values, so is_cool 1 equals the "
+        "reference's true, though its README requires by default 'that all tool call "
+        "arguments are the exact same' and JSON tells true from 1",
+    ),
+}
 
 VACUITY = re.compile(
     r"expects\.tool_sequence\[0\]\.steps: every step is optional: calls_only_among is then "
@@ -139,7 +233,7 @@ def expectation(test: PeerTest, param: Param, floor: bool = True) -> dict[str, A
     return expects
 
 
-def fixture(test: PeerTest, param: Param, floor: bool = True) -> dict[str, Any]:
+def fixture(identifier: str, test: PeerTest, param: Param, floor: bool = True) -> dict[str, Any]:
     turns, results = script(test.outputs)
     expects = expectation(test, param, floor)
     called = {
@@ -150,8 +244,9 @@ def fixture(test: PeerTest, param: Param, floor: bool = True) -> dict[str, Any]:
     }
     # A tool only the reference calls is one the agent was offered and did not use.
     unused = {s["tool"] for s in expects["tool_sequence"][0]["steps"]} - called
-    case: dict[str, Any] = {"model_name": case_id(test, param), "turns": turns, "expects": expects}
-    case["tool_results"] = results
+    case: dict[str, Any] = {"model_name": identifier, "turns": turns, "expects": expects}
+    if results:
+        case["tool_results"] = results
     if unused:
         case["tool_definitions"] = {
             name: {
@@ -166,16 +261,18 @@ def fixture(test: PeerTest, param: Param, floor: bool = True) -> dict[str, Any]:
 CASES = {case_id(t, p): (t, p) for t in PEER_TESTS for p in t.params}
 CONVERTED = {i: tp for i, tp in CASES.items() if i not in EXCLUDED and i not in UNEXPRESSIBLE}
 SUBSET = {i: tp for i, tp in CONVERTED.items() if tp[1].trajectory_mode == "subset"}
+# What the CLI runs, admitted: the converted cases and the variants of DERIVED.
+RUN = {**CONVERTED, **{i: (d.test, d.param) for i, d in DERIVED.items()}}
 
 
 @cache
 def runs(root: Path) -> dict[str, subprocess.CompletedProcess[str]]:
     """One CLI run over every converted case, and one over the literal subset ones."""
     converted, literal = root / "converted", root / "literal_subset"
-    for directory, cases, floor in ((converted, CONVERTED, True), (literal, SUBSET, False)):
+    for directory, cases, floor in ((converted, RUN, True), (literal, SUBSET, False)):
         directory.mkdir()
         for identifier, (test, param) in cases.items():
-            text = json.dumps(fixture(test, param, floor), ensure_ascii=False, indent=1)
+            text = json.dumps(fixture(identifier, test, param, floor), ensure_ascii=False, indent=1)
             (directory / file_name(identifier)).write_text(text, encoding="utf-8")
     run = ("eval", "run", "--format", "json", "--no-history", "--suite")
     return zeroclaw_all(
@@ -208,7 +305,7 @@ def test_the_counts_of_converted_excluded_and_unexpressible_cases() -> None:
 
 
 def test_every_case_is_admitted_and_run(verdicts: dict[str, dict[str, Any]]) -> None:
-    assert sorted(verdicts) == sorted(CONVERTED)
+    assert sorted(verdicts) == sorted(RUN)
     assert all(case["ran"] and case["error"] is None for case in verdicts.values())
 
 
@@ -244,3 +341,25 @@ def test_the_floor_cannot_change_a_subset_verdict() -> None:
     passes for each and the verdict is the sequence's alone."""
     for test, _ in SUBSET.values():
         assert any("tool_calls" in m for m in test.outputs), test.name
+
+
+def test_the_transcription_gives_the_scores_the_peers_tests_assert() -> None:
+    """The peer's own matcher, ported, scores each hand-written case as its test says."""
+    assert {i: peer_verdict(t, p) for i, (t, p) in CASES.items()} == {
+        i: p.score for i, (t, p) in CASES.items()
+    }
+
+
+@pytest.mark.parametrize("identifier", sorted(DERIVED))
+def test_where_the_peer_departs_from_its_readme_only_outside_its_suite(
+    identifier: str, verdicts: dict[str, dict[str, Any]]
+) -> None:
+    """Each flaw the issue names shows on a variant of a peer case: the peer's matcher
+    gives the verdict DERIVED says, this harness the other one."""
+    derived = DERIVED[identifier]
+    assert peer_verdict(derived.test, derived.param) is derived.param.score
+    assert verdicts[identifier]["passed"] is not derived.param.score, verdicts[identifier]["checks"]
+    # The case it varies is in the suite, converted, with the verdict both agree on.
+    origin = identifier.split("~")[0]
+    assert origin in CONVERTED
+    assert peer_verdict(*CONVERTED[origin]) is CONVERTED[origin][1].score
