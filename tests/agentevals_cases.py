@@ -248,173 +248,161 @@ FLIGHTS_FOUND = json.dumps(
 WINDOW = {"start": "2025-03-22T18:34:40Z", "end": "2025-03-22T20:34:40Z"}
 REF_WINDOW = {"start": "2025-03-22T18:34:40Z", "end": "baz"}
 
+# The trajectories the peer's tests write more than once, each written once here.
+SF_ASKED = [  # the output of four tests
+    user(SF_WEATHER),
+    calls(("get_weather", {"city": "SF"})),
+    tool(SF_80),
+    says("The weather in SF is 80 degrees and sunny."),
+]
+
+
+def sf_reference(name: str) -> list[Message]:
+    """The reference of four tests: one call of ``name`` for San Francisco."""
+    return [
+        user(SF_WEATHER),
+        calls((name, {"city": "San Francisco"})),
+        tool("It's 80 degrees and sunny in San Francisco."),
+        says("The weather in SF is 80˚ and sunny."),
+    ]
+
+
+def sf_london(reply: list[Call], results: tuple[str, ...], said: str) -> list[Message]:
+    """A trajectory of the SF and London question in one reply: its calls, their tool
+    messages, the text."""
+    return [user(SF_LONDON), calls(*reply), *map(tool, results), says(said)]
+
+
+def weather(city: str) -> Call:
+    return ("get_weather", {"city": city})
+
+
+LONDON_THEN_SF = sf_london(
+    [weather("London"), weather("SF")], results=(LONDON_90, SF_80), said=BOTH_SAID_REF
+)
+SF_AND_LONDON_AS_ONE = sf_london(
+    [weather("SF and London")],
+    results=("It's 80 degrees and sunny in SF, and 90 degrees and rainy in London.",),
+    said=BOTH_SAID,
+)
+SAN_FRANCISCO_AND_LONDON = sf_london(
+    [weather("San Francisco"), weather("London")],
+    results=("It's 80 degrees and sunny in San Francisco.", LONDON_90),
+    said="The weather in SF is 80˚ and sunny. In London, it's 90˚ and rainy.",
+)
+
+
+def flight_info(args: dict[str, Any]) -> list[Message]:
+    """The trajectory of the tool_args_match_mode tests: one call, no tool message."""
+    return [
+        user(FLIGHT_TIME),
+        calls(("get_flight_info", args)),
+        says("Your flight is at 10:00 AM."),
+    ]
+
+
+def flight_turns(
+    fetched: dict[str, Any], ticket: str, *second: Message, said: str
+) -> list[Message]:
+    """The two turns of the flight tests: the ticket fetched, then the upgrade asked."""
+    return [
+        user(FLIGHT_TIME),
+        calls(("fetch_user_flight_information", fetched)),
+        tool(ticket),
+        says(FLIGHT_SAID),
+        user(UPGRADE),
+        *second,
+        says(said),
+    ]
+
+
+def policy(query: str, **more: Any) -> Call:
+    return ("lookup_policy", {"query": query, **more})
+
+
 PEER_TESTS: list[PeerTest] = [
     PeerTest(
         "test_trajectory_match",
         [
             user(SF_WEATHER),
-            calls(("get_weather", {"city": "San Francisco"})),
+            calls(weather("San Francisco")),
             tool(SF_80),
             says("The weather in SF is 80 degrees and sunny."),
         ],
-        [
-            user(SF_WEATHER),
-            calls(("get_weather", {"city": "San Francisco"})),
-            tool("It's 80 degrees and sunny in San Francisco."),
-            says("The weather in SF is 80˚ and sunny."),
-        ],
+        sf_reference("get_weather"),
         all_modes(True),
     ),
     PeerTest(
         "test_trajectory_with_different_tool_message_order",
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "SF"}), ("get_weather", {"city": "London"})),
-            tool(SF_80),
-            tool(LONDON_90),
-            says(BOTH_SAID),
-        ],
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "London"}), ("get_weather", {"city": "SF"})),
-            tool(LONDON_90),
-            tool(SF_80),
-            says(BOTH_SAID_REF),
-        ],
+        sf_london([weather("SF"), weather("London")], results=(SF_80, LONDON_90), said=BOTH_SAID),
+        LONDON_THEN_SF,
         all_modes(True),
     ),
     PeerTest(
         "test_trajectory_with_different_message_count",
         [
             user(SF_LONDON),
-            calls(("get_weather", {"city": "SF"})),
+            calls(weather("SF")),
             tool(SF_80),
-            calls(("get_weather", {"city": "London"})),
+            calls(weather("London")),
             tool(LONDON_90),
             says(BOTH_SAID),
         ],
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "London"}), ("get_weather", {"city": "SF"})),
-            tool(LONDON_90),
-            tool(SF_80),
-            says(BOTH_SAID_REF),
-        ],
+        LONDON_THEN_SF,
         by_mode(1.0, 1.0, 1.0, 0.0),
     ),
     PeerTest(
         "test_trajectory_subset_tool_call",
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "SF"})),
-            tool(SF_80),
-            says(
-                "The weather in SF is 80 degrees and sunny. "
-                "In London, it's 9000 degrees and hallucinating."
-            ),
-        ],
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "London"}), ("get_weather", {"city": "SF"})),
-            tool(LONDON_90),
-            tool(LONDON_90),
-            says(BOTH_SAID_REF),
-        ],
+        sf_london(
+            [weather("SF")],
+            results=(SF_80,),
+            said="The weather in SF is 80 degrees and sunny. "
+            "In London, it's 9000 degrees and hallucinating.",
+        ),
+        # Its reference repeats London's tool message, as the peer's test writes it.
+        sf_london(
+            [weather("London"), weather("SF")], results=(LONDON_90, LONDON_90), said=BOTH_SAID_REF
+        ),
         by_mode(0.0, 0.0, 1.0, 0.0),
     ),
     PeerTest(
         "test_exact_matcher_with_different_called_tools",
-        [
-            user(SF_WEATHER),
-            calls(("get_weather", {"city": "SF"})),
-            tool(SF_80),
-            says("The weather in SF is 80 degrees and sunny."),
-        ],
-        [
-            user(SF_WEATHER),
-            calls(("accuweather_forecast", {"city": "San Francisco"})),
-            tool("It's 80 degrees and sunny in San Francisco."),
-            says("The weather in SF is 80˚ and sunny."),
-        ],
+        SF_ASKED,
+        sf_reference("accuweather_forecast"),
         all_modes(False),
     ),
     PeerTest(
         "test_trajectory_with_extra_tool_calls_and_override",
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "San Francisco"}), ("get_weather", {"city": "London"})),
-            tool("It's 80 degrees and sunny in San Francisco."),
-            tool(LONDON_90),
-            says("The weather in SF is 80˚ and sunny. In London, it's 90˚ and rainy."),
-        ],
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "SF and London"})),
-            tool("It's 80 degrees and sunny in SF, and 90 degrees and rainy in London."),
-            says(BOTH_SAID),
-        ],
+        SAN_FRANCISCO_AND_LONDON,
+        SF_AND_LONDON_AS_ONE,
         by_mode(0.0, 1.0, 0.0, 0.0),
         {"get_weather": IGNORE_WEATHER},
     ),
     PeerTest(
         "test_trajectory_with_subset_tool_calls_and_override",
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "SF and London"})),
-            tool("It's 80 degrees and sunny in SF, and 90 degrees and rainy in London."),
-            says(BOTH_SAID),
-        ],
-        [
-            user(SF_LONDON),
-            calls(("get_weather", {"city": "San Francisco"}), ("get_weather", {"city": "London"})),
-            tool("It's 80 degrees and sunny in San Francisco."),
-            tool(LONDON_90),
-            says("The weather in SF is 80˚ and sunny. In London, it's 90˚ and rainy."),
-        ],
+        SF_AND_LONDON_AS_ONE,
+        SAN_FRANCISCO_AND_LONDON,
         by_mode(0.0, 0.0, 1.0, 0.0),
         {"get_weather": IGNORE_WEATHER},
     ),
     PeerTest(
         "test_trajectory_match_with_langchain_messages_and_override",
-        [
-            user(SF_WEATHER),
-            calls(("get_weather", {"city": "SF"})),
-            tool(SF_80),
-            says("The weather in SF is 80 degrees and sunny."),
-        ],
-        [
-            user(SF_WEATHER),
-            calls(("get_weather", {"city": "San Francisco"})),
-            tool("It's 80 degrees and sunny in San Francisco."),
-            says("The weather in SF is 80˚ and sunny."),
-        ],
+        SF_ASKED,
+        sf_reference("get_weather"),
         all_modes(True),
         {"get_weather": SF_EITHER_WAY},
     ),
     PeerTest(
         "test_trajectory_match_with_langchain_messages_failure",
-        [
-            user(SF_WEATHER),
-            calls(("get_weather", {"city": "SF"})),
-            tool(SF_80),
-            says("The weather in SF is 80 degrees and sunny."),
-        ],
-        [
-            user(SF_WEATHER),
-            calls(("accuweather_forecast", {"city": "San Francisco"})),
-            tool("It's 80 degrees and sunny in San Francisco."),
-            says("The weather in SF is 80˚ and sunny."),
-        ],
+        SF_ASKED,
+        sf_reference("accuweather_forecast"),
         all_modes(False),
     ),
     PeerTest(
         "test_trajectory_match_with_overrides",
-        [
-            user(FLIGHT_TIME),
-            calls(("fetch_user_flight_information", {})),
-            tool(TICKET),
-            says(FLIGHT_SAID),
-            user(UPGRADE),
+        flight_turns(
+            {},
+            TICKET,
             calls(
                 (
                     "search_flights",
@@ -426,104 +414,59 @@ PEER_TESTS: list[PeerTest] = [
                 )
             ),
             tool(FLIGHTS_FOUND),
-            calls(
-                ("lookup_policy", {"query": "flight upgrades"}),
-                ("lookup_policy", {"query": "first class"}),
-            ),
+            calls(policy("flight upgrades"), policy("first class")),
             tool(NO_UPGRADES),
             tool(NO_UPGRADES),
-            says(NEXT_FLIGHT),
-        ],
-        [
-            user(FLIGHT_TIME),
-            calls(("fetch_user_flight_information", {})),
-            tool(TICKET_REF),
-            says(FLIGHT_SAID),
-            user(UPGRADE),
-            calls(
-                ("lookup_policy", {"query": "upgrade to first class"}),
-                ("lookup_policy", {"query": "foo"}),
-            ),
+            said=NEXT_FLIGHT,
+        ),
+        flight_turns(
+            {},
+            TICKET_REF,
+            calls(policy("upgrade to first class"), policy("foo")),
             tool("..."),
             tool("..."),
-            says(UPGRADES_POSSIBLE),
-        ],
+            said=UPGRADES_POSSIBLE,
+        ),
         override_params(False, True, False, False, peer_score_in_id=True),
         {"lookup_policy": POLICY_QUERY},
     ),
     PeerTest(
         "test_trajectory_match_with_nested_field_overrides",
-        [
-            user(FLIGHT_TIME),
-            calls(("fetch_user_flight_information", {"user_id": "123"})),
-            tool(TICKET),
-            says(FLIGHT_SAID),
-            user(UPGRADE),
-            calls(
-                ("lookup_policy", {"query": "flight upgrades", "time": WINDOW}),
-                ("lookup_policy", {"query": "first class", "time": WINDOW}),
-            ),
+        flight_turns(
+            {"user_id": "123"},
+            TICKET,
+            calls(policy("flight upgrades", time=WINDOW), policy("first class", time=WINDOW)),
             tool(NO_UPGRADES),
             tool(NO_UPGRADES),
-            says(NEXT_FLIGHT),
-        ],
-        [
-            user(FLIGHT_TIME),
-            calls(("fetch_user_flight_information", {"user_id": "123"})),
-            tool(TICKET_REF),
-            says(FLIGHT_SAID),
-            user(UPGRADE),
-            calls(
-                ("lookup_policy", {"query": "foo", "time": REF_WINDOW}),
-                ("lookup_policy", {"query": "bar", "time": REF_WINDOW}),
-            ),
+            said=NEXT_FLIGHT,
+        ),
+        flight_turns(
+            {"user_id": "123"},
+            TICKET_REF,
+            calls(policy("foo", time=REF_WINDOW), policy("bar", time=REF_WINDOW)),
             tool("..."),
             tool("..."),
-            says(UPGRADES_POSSIBLE),
-        ],
+            said=UPGRADES_POSSIBLE,
+        ),
         override_params(True, True, True, True, peer_score_in_id=False),
         {"lookup_policy": TIME_START},
     ),
     PeerTest(
         "test_tool_args_match_mode_superset",
-        [
-            user(FLIGHT_TIME),
-            calls(("get_flight_info", {"is_cool": True, "flight_no": "LX0112"})),
-            says("Your flight is at 10:00 AM."),
-        ],
-        [
-            user(FLIGHT_TIME),
-            calls(("get_flight_info", {"flight_no": "LX0112"})),
-            says("Your flight is at 10:00 AM."),
-        ],
+        flight_info({"is_cool": True, "flight_no": "LX0112"}),
+        flight_info({"flight_no": "LX0112"}),
         args_modes(exact=False, ignore=True, subset=False, superset=True),
     ),
     PeerTest(
         "test_tool_args_match_mode_subset",
-        [
-            user(FLIGHT_TIME),
-            calls(("get_flight_info", {"flight_no": "LX0112"})),
-            says("Your flight is at 10:00 AM."),
-        ],
-        [
-            user(FLIGHT_TIME),
-            calls(("get_flight_info", {"flight_no": "LX0112", "foo": "bar"})),
-            says("Your flight is at 10:00 AM."),
-        ],
+        flight_info({"flight_no": "LX0112"}),
+        flight_info({"flight_no": "LX0112", "foo": "bar"}),
         args_modes(exact=False, ignore=True, subset=True, superset=False),
     ),
     PeerTest(
         "test_tool_args_match_mode_exact",
-        [
-            user(FLIGHT_TIME),
-            calls(("get_flight_info", {"flight_no": "LX0112"})),
-            says("Your flight is at 10:00 AM."),
-        ],
-        [
-            user(FLIGHT_TIME),
-            calls(("get_flight_info", {"flight_no": "LX0112"})),
-            says("Your flight is at 10:00 AM."),
-        ],
+        flight_info({"flight_no": "LX0112"}),
+        flight_info({"flight_no": "LX0112"}),
         args_modes(exact=True, ignore=True, subset=True, superset=True),
     ),
 ]

@@ -13,6 +13,7 @@ show where its matcher departs from its README.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from .agentevals_cases import Message, Param, PeerTest
@@ -75,25 +76,33 @@ def _calls(messages: list[Message]) -> list[tuple[str, Args]]:
     return [call for message in messages for call in message.get("tool_calls", [])]
 
 
+def _take_first(
+    pool: list[tuple[str, Args]], taken: set[int], name: str, fits: Callable[[Args], bool]
+) -> bool:
+    """The peer's first fit: take the first call of ``pool`` not yet taken with this name
+    and arguments that fit."""
+    for index, (candidate, args) in enumerate(pool):
+        if candidate == name and index not in taken and fits(args):
+            taken.add(index)
+            return True
+    return False
+
+
 def is_superset(
     outputs: list[Message], reference: list[Message], matcher: Callable[[str], Matcher]
 ) -> bool:
     """``_is_trajectory_superset``: each reference call, in order, takes the first
     output call not yet taken with its name and matching arguments."""
-    output_calls = _calls(outputs)
-    taken: set[int] = set()
-    for ref_name, ref_args in _calls(reference):
-        for index, (out_name, out_args) in enumerate(output_calls):
-            if (
-                out_name == ref_name
-                and index not in taken
-                and matcher(ref_name)(out_args, ref_args)
-            ):
-                taken.add(index)
-                break
-        else:
+    output_calls, taken = _calls(outputs), set[int]()
+    for name, ref_args in _calls(reference):
+        if not _take_first(output_calls, taken, name, _against(matcher(name), ref_args)):
             return False
     return True
+
+
+def _against(matcher: Matcher, reference: Args) -> Callable[[Args], bool]:
+    """The output's arguments fit when the matcher takes them with the reference's."""
+    return lambda output: matcher(output, reference)
 
 
 def is_strict(
@@ -110,13 +119,10 @@ def is_strict(
             continue
         if len(output["tool_calls"]) != len(ref["tool_calls"]):
             return False
-        seen = [False] * len(ref["tool_calls"])
-        for out_name, out_args in output["tool_calls"]:
-            for i, (ref_name, ref_args) in enumerate(ref["tool_calls"]):
-                if not seen[i] and out_name == ref_name and matcher(out_name)(out_args, ref_args):
-                    seen[i] = True
-                    break
-            else:
+        seen: set[int] = set()
+        for name, out_args in output["tool_calls"]:
+            fits = partial(matcher(name), out_args)
+            if not _take_first(ref["tool_calls"], seen, name, fits):
                 return False
     return True
 
