@@ -37,7 +37,6 @@ import re
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, replace
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -265,7 +264,6 @@ SUBSET = {i: tp for i, tp in CONVERTED.items() if tp[1].trajectory_mode == "subs
 RUN = {**CONVERTED, **{i: (d.test, d.param) for i, d in DERIVED.items()}}
 
 
-@cache
 def runs(root: Path) -> dict[str, subprocess.CompletedProcess[str]]:
     """One CLI run over every converted case, and one over the literal subset ones."""
     converted, literal = root / "converted", root / "literal_subset"
