@@ -26,7 +26,8 @@ reply); its *reference* trajectory and modes become one ``tool_sequence`` entry:
 The peer's verdict is the score its test asserts; a port of its matcher
 (tests/agentevals_peer.py) checks that the hand-written trajectories give that score,
 and traces its verdict on the variants of DERIVED, which show the flaws of its matcher
-that its own suite never reaches. All the fixtures run in one ``zeroclaw eval run``
+that its own suite never reaches, and of GAPS, where it is right and no fixture here
+can say what it checks. All the fixtures run in one ``zeroclaw eval run``
 (and the refused literal ones in one more, side by side).
 """
 
@@ -149,6 +150,30 @@ DERIVED = {
     ),
 }
 
+
+def _two_replies_asked_as_one() -> PeerTest:
+    """The output of test_trajectory_with_different_tool_message_order (SF and London in
+    one reply) against the output of test_trajectory_with_different_message_count as
+    the reference (SF, then London, a reply each)."""
+    one_reply = _peer_test("test_trajectory_with_different_tool_message_order")
+    two_replies = _peer_test("test_trajectory_with_different_message_count")
+    return replace(two_replies, outputs=one_reply.outputs, reference=two_replies.outputs)
+
+
+# Variants on which the peer is right and no fixture here can say what it checks: a
+# gap of this harness, pinned so that it shows when it closes.
+GAPS = {
+    "test_trajectory_with_different_message_count[trajectory_strict_match-strict-0.0]"
+    "~two_replies_asked_as_one": Derived(
+        _two_replies_asked_as_one(),
+        Param("trajectory_strict_match-strict-0.0", "strict", "exact", False),
+        "a call alone in its reply: the peer's strict fails calls asked for together where "
+        "the reference asks for them one reply each, as its README says ('the same messages "
+        "in the same order'); exact here keeps only the order of steps outside a batch, and "
+        "admission refuses a batch of one step, so nothing says 'SF in a reply of its own'",
+    ),
+}
+
 VACUITY = re.compile(
     r"expects\.tool_sequence\[0\]\.steps: every step is optional: calls_only_among is then "
     r"satisfied by a run that calls no tool, and nothing else in the case needs a call"
@@ -260,8 +285,8 @@ def fixture(identifier: str, test: PeerTest, param: Param, floor: bool = True) -
 CASES = {case_id(t, p): (t, p) for t in PEER_TESTS for p in t.params}
 CONVERTED = {i: tp for i, tp in CASES.items() if i not in EXCLUDED and i not in UNEXPRESSIBLE}
 SUBSET = {i: tp for i, tp in CONVERTED.items() if tp[1].trajectory_mode == "subset"}
-# What the CLI runs, admitted: the converted cases and the variants of DERIVED.
-RUN = {**CONVERTED, **{i: (d.test, d.param) for i, d in DERIVED.items()}}
+# What the CLI runs, admitted: the converted cases and the variants of DERIVED and GAPS.
+RUN = {**CONVERTED, **{i: (d.test, d.param) for i, d in {**DERIVED, **GAPS}.items()}}
 
 
 def runs(root: Path) -> dict[str, subprocess.CompletedProcess[str]]:
@@ -304,6 +329,7 @@ def test_the_counts_of_converted_excluded_and_unexpressible_cases() -> None:
     # One variant a flaw of the peer's matcher: first fit, the argument direction in
     # unordered, True == 1, the pass of a run calling nothing.
     assert len(DERIVED) == 4
+    assert len(GAPS) == 1
 
 
 def test_every_case_is_admitted_and_run(verdicts: dict[str, dict[str, Any]]) -> None:
@@ -358,3 +384,14 @@ def test_each_flaw_of_the_peers_matcher_shows_on_a_variant_of_its_cases(
     origin = identifier.split("~")[0]
     assert origin in CONVERTED
     assert peer_verdict(*CONVERTED[origin]) is CONVERTED[origin][1].score
+
+
+@pytest.mark.parametrize("identifier", sorted(GAPS))
+def test_a_gap_where_the_peer_is_right_and_no_fixture_can_say_it(
+    identifier: str, verdicts: dict[str, dict[str, Any]]
+) -> None:
+    """The peer's verdict is the one its README gives; the nearest fixture here (each
+    reference reply of two or more calls a batch) gives the other."""
+    gap = GAPS[identifier]
+    assert peer_verdict(gap.test, gap.param) is gap.param.score
+    assert verdicts[identifier]["passed"] is not gap.param.score, verdicts[identifier]["checks"]
