@@ -216,8 +216,9 @@ def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -
     record = served.record(wire, requested)
     assert isinstance(record, ServedRecord)
     assert record.calls == [
-        RecordedCall(0, "call_7", "echo", {"message": "hello"}, "hello", True),
-        RecordedCall(0, "mcp_1", "rm", {}, "gone", False),
+        # The model call it answers says which reply asked for it; no reply asked for rm.
+        RecordedCall(0, "call_7", "echo", {"message": "hello"}, "hello", True, response=0),
+        RecordedCall(0, "mcp_1", "rm", {}, "gone", False, response=None),
     ]
     assert (record.responses, record.input_tokens, record.output_tokens) == (["done"], 3, 4)
     assert record.requests == [request]  # what the model was asked stays evidence
