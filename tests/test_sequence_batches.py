@@ -232,3 +232,27 @@ def test_a_bridged_agent_batch_is_read_from_the_reply_on_the_wire(tmp_path: Path
     failed = run(config, write_suite(tmp_path / "alone", alone))
     assert failed.exit_code == 1
     assert "batch 0 (steps 0-1: echo, echo): no reply asked for all of them" in failed.stdout
+
+
+def test_a_batch_whose_reply_differs_in_arguments_names_the_pointer_and_both_values(
+    registry: Registry, replay: RunMode
+) -> None:
+    """The reply asks for both tools, so the miss is in the arguments: the detail says
+    which step, which call, and where they differ, not only that no reply fits."""
+    batch = entry(
+        "in_order",
+        step("echo", 0, arguments={"q": 1}),
+        step("search", 0, arguments={"q": 5}),
+    )
+    calls = [
+        RecordedCall(0, "c0", "echo", {"q": 1}, "done", True, 0),
+        RecordedCall(0, "c1", "search", {"q": 4}, "done", True, 0),
+    ]
+    passed, _, detail = graded(registry, replay, calls, batch)
+    assert not passed
+    assert detail.startswith(
+        "batch 0 (steps 0-1: echo, search): no reply asked for all of them after the calls "
+        "the steps before took (calls by reply: reply 0: echo, search; nearest: reply 0, "
+        "step 1 search and search[0] (turn 0, call 1), arguments differ: /q: expected 5, "
+        "got 4)"
+    )

@@ -804,7 +804,40 @@ class _View:
         ]
         if len(replies) > SHOWN_PROBLEMS:
             shown.append("...")
-        return f"{head} (calls by reply: {'; '.join(shown)})"
+        return f"{head} (calls by reply: {'; '.join(shown)}{self._batch_miss(steps)})"
+
+    def _batch_miss(self, steps: Sequence[int]) -> str:
+        """Where a reply that asks for every tool of the batch departs from its
+        arguments: the first step no call of that reply matches, its nearest call
+        there, the pointer and the two values. Empty when no reply asks for them all."""
+        positions: dict[int, list[int]] = {}
+        for position, call in enumerate(self.calls):
+            if call.response is not None:
+                positions.setdefault(call.response, []).append(position)
+        for reply, held in positions.items():
+            named = {
+                number: [
+                    p
+                    for p in held
+                    if name_matcher(self.entry.steps[number].tool)(self.calls[p].name)
+                ]
+                for number in steps
+            }
+            if not all(named.values()):
+                continue
+            for number in steps:
+                step = self.entry.steps[number]
+                differences = {
+                    p: argument_differences(step, self.calls[p].arguments) for p in named[number]
+                }
+                nearest = min(named[number], key=lambda p: (len(differences[p]), p))
+                if differences[nearest]:
+                    listed = "; ".join(differences[nearest][:3])
+                    return (
+                        f"; nearest: reply {reply}, step {number} {step.tool} and "
+                        f"{self.label(nearest)}, arguments differ: {listed}"
+                    )
+        return ""
 
     def unpaired_step(self, number: int) -> str:
         """What an unpaired required step met: the nearest call and how it differs."""
