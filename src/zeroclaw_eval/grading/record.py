@@ -102,7 +102,10 @@ class RunRecord:
     ``responses`` holds the agent's final text for each turn that completed, in
     order; ``calls`` every dispatched tool call in dispatch order across all turns;
     ``requests`` every model request the agent made, in order (empty for an agent
-    that records none: a third-party agent session may leave it so).
+    that records none: a third-party agent session may leave it so);
+    ``user_inputs`` the user input the harness gave the agent for each turn it
+    started, in order (the runner fills it, whatever the agent: what a value in
+    the answer may have come from besides a tool).
     """
 
     responses: list[str] = field(default_factory=list)
@@ -110,6 +113,7 @@ class RunRecord:
     input_tokens: int = 0
     output_tokens: int = 0
     requests: list[ModelRequest] = field(default_factory=list)
+    user_inputs: list[str] = field(default_factory=list)
 
     @property
     def final_response(self) -> str | None:
