@@ -238,6 +238,22 @@ FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
         "tool_call_status: shell failed",
         'shell[0] (turn 0, call 0) succeeded: "ran"',
     ),
+    "response_grounded": (
+        {"response_grounded": {"kinds": ["id"]}},
+        run("ticket ZC-1024", calls=(call("echo", "ZC-1024"),)),
+        run("ticket ZC-1025", calls=(call("echo", "ZC-1024"),)),
+        "response_grounded: id",
+        '1 value of 1 in no tool result nor user input: id ZC-1025 (nearest: "ZC-1024" in '
+        "echo[0] (turn 0, call 0))",
+    ),
+    "response_claims_backed": (
+        {"response_claims_backed": [{"claim": "echoed", "tool": "echo"}]},
+        run("echoed", calls=(ECHO,)),
+        run("echoed", calls=(call("echo", ok=False, result="tool 'echo': down"),)),
+        "response_claims_backed: 'echoed' needs echo",
+        "the final response claims 'echoed', but no such call succeeded: echo[0] (turn 0, "
+        "call 0) failed: \"tool 'echo': down\"",
+    ),
 }
 
 

@@ -51,6 +51,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.dialects",
         "zeroclaw_eval.builtin.dispatch",
         "zeroclaw_eval.builtin.echo",
+        "zeroclaw_eval.builtin.evidence",
         "zeroclaw_eval.builtin.forbidden",
         "zeroclaw_eval.builtin.github",
         "zeroclaw_eval.builtin.json",
