@@ -254,6 +254,22 @@ FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
         "the final response claims 'echoed', but no such call succeeded: echo[0] (turn 0, "
         "call 0) failed: \"tool 'echo': down\"",
     ),
+    "tool_data_flow": (
+        {
+            "tool_data_flow": [
+                {
+                    "from": {"tool": "echo", "result": "/id"},
+                    "to": {"tool": "echo", "argument": "/message"},
+                }
+            ]
+        },
+        run("x", calls=(call("echo", result='{"id": "hello"}'), ECHO)),
+        run("x", calls=(ECHO, call("echo", result='{"id": "hello"}'))),
+        "tool_data_flow: echo /id -> echo /message",
+        "the value reaches echo only before it was produced: echo[1] (turn 0, call 1) /id "
+        '"hello" -> echo[0] (turn 0, call 0) /message "hello"; the consumer must come after '
+        "the producer",
+    ),
 }
 
 

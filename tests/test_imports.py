@@ -48,6 +48,7 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin",
         "zeroclaw_eval.builtin.callstatus",
         "zeroclaw_eval.builtin.counts",
+        "zeroclaw_eval.builtin.dataflow",
         "zeroclaw_eval.builtin.dialects",
         "zeroclaw_eval.builtin.dispatch",
         "zeroclaw_eval.builtin.echo",

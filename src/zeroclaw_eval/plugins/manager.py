@@ -30,6 +30,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.forbidden",
     "zeroclaw_eval.builtin.counts",
     "zeroclaw_eval.builtin.evidence",
+    "zeroclaw_eval.builtin.dataflow",
     "zeroclaw_eval.builtin.callstatus",
     "zeroclaw_eval.builtin.model_side",
     "zeroclaw_eval.builtin.text",
