@@ -18,17 +18,17 @@ from .conftest import PROJECT
 
 AGENTS = (PROJECT / "docs" / "AGENTS.md").read_text(encoding="utf-8")
 RUN_RECORD = (PROJECT / "docs" / "RUN_RECORD.md").read_text(encoding="utf-8")
-README = (PROJECT / "README.md").read_text(encoding="utf-8")
+OWN_AGENT = (PROJECT / "docs" / "how-to" / "own-agent.md").read_text(encoding="utf-8")
+WRITE_A_PLUGIN = (PROJECT / "docs" / "how-to" / "write-a-plugin.md").read_text(encoding="utf-8")
 
 
 def blocks(text: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, re.DOTALL)
 
 
-def test_the_readme_agent_section_links_the_page() -> None:
-    section = README.split("\n## Putting your own agent under test\n", 1)[1].split("\n## ", 1)[0]
-    assert "(docs/AGENTS.md)" in section
-    assert "(docs/RUN_RECORD.md)" in README
+def test_the_own_agent_guide_links_the_page() -> None:
+    assert "(../AGENTS.md)" in OWN_AGENT
+    assert "(../RUN_RECORD.md)" in WRITE_A_PLUGIN
 
 
 def test_every_configuration_example_loads_and_names_real_keys(tmp_path: Path) -> None:

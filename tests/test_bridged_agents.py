@@ -217,9 +217,8 @@ def test_live_mode_forwards_the_agents_requests_and_record_writes_replay(
     assert run(config, out).exit_code == 0
 
 
-def test_the_readme_configures_both_attachments_as_written(tmp_path: Path) -> None:
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Putting your own agent under test\n", 1)[1].split("\n## ", 1)[0]
+def test_the_own_agent_guide_configures_both_attachments_as_written(tmp_path: Path) -> None:
+    section = (PROJECT / "docs" / "how-to" / "own-agent.md").read_text(encoding="utf-8")
     toml = re.findall(r"```toml\n(.*?)```", section, re.S)[0]
     tables = []
     for index, table in enumerate(toml.strip().split("\n\n")):

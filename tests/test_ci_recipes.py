@@ -1,5 +1,5 @@
 """The CI recipes the project ships run what they say: ``.pre-commit-hooks.yaml`` and
-the GitHub workflow (``examples/ci/evals.yml``, which the README shows) are parsed as
+the GitHub workflow (``examples/ci/evals.yml``, which docs/how-to/ci.md shows) are parsed as
 YAML, and every ``zeroclaw`` command in them is run for real."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_the_pre_commit_hook_fails_on_a_vacuous_fixture(tmp_path: Path) -> None:
     assert "vacuous" in result.stderr
 
 
-# --- the README's workflow ----------------------------------------------------------
+# --- the CI guide's workflow -------------------------------------------------------
 
 EXPRESSION = re.compile(r"\$\{\{\s*matrix\.(\w+)\s*\}\}")
 
@@ -58,22 +58,21 @@ WORKFLOW = PROJECT / "examples" / "ci" / "evals.yml"
 
 
 def readme_workflow() -> dict[str, Any]:
-    """The workflow file the project ships, parsed: the one the README's CI section shows."""
+    """The workflow file the project ships, parsed: the one the CI guide shows."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     assert isinstance(workflow, dict)
     return workflow
 
 
-def test_the_readme_shows_the_shipped_workflow_as_it_is() -> None:
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## In CI\n", 1)[1].split("\n## ", 1)[0]
+def test_the_ci_guide_shows_the_shipped_workflow_as_it_is() -> None:
+    section = (PROJECT / "docs" / "how-to" / "ci.md").read_text(encoding="utf-8")
     [shown] = [b for b in re.findall(r"```yaml\n(.*?)```", section, re.DOTALL) if "jobs:" in b]
     shipped = WORKFLOW.read_text(encoding="utf-8")
-    # The file opens with a comment saying where it goes; the rest is the README's block.
+    # The file opens with a comment saying where it goes; the rest is the guide's block.
     lines = shipped.splitlines(keepends=True)
     opening = next(index for index, line in enumerate(lines) if not line.startswith("#"))
     assert opening > 0 and "".join(lines[opening:]) == shown
-    assert "(examples/ci/evals.yml)" in section
+    assert "(../../examples/ci/evals.yml)" in section
 
 
 def job_order(jobs: dict[str, Any]) -> list[str]:

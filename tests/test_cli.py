@@ -206,6 +206,31 @@ def test_check_names_a_vacuous_fixture(tmp_path: Path) -> None:
     ]
 
 
+def test_check_counts_every_vacuous_and_impossible_fixture_and_takes_paths(
+    tmp_path: Path,
+) -> None:
+    says_nothing = {"max_tool_calls": 0, "response_not_contains": ["rm"]}
+    vacuous = {name: echo_case(model_name=name, expects=says_nothing) for name in ("b", "c")}
+    write_suite(tmp_path / "suite", {"a.json": echo_case(), "b.json": vacuous["b"]})
+    write_suite(tmp_path / "more", {"c.json": vacuous["c"]})
+    run = zeroclaw("eval", "check", "suite", "more/c.json", cwd=tmp_path)
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert run.stderr.splitlines()[-2:] == [
+        "2 of 3 fixtures are vacuous",
+        "2 of 3 fixtures have expectations the script can never satisfy",
+    ]
+    assert [line.split(":")[1] for line in run.stderr.splitlines()[:-2]] == [
+        " suite/b.json",
+        " more/c.json",
+        " suite/b.json",
+        " more/c.json",
+    ]
+    only = zeroclaw("eval", "check", "suite/a.json", cwd=tmp_path)
+    assert (only.returncode, only.stderr) == (0, "")
+    assert only.stdout == "1 fixture admitted; none is satisfied by an empty run\n"
+
+
 def test_shipped_suite_passes_check_and_run_with_the_default_configuration() -> None:
     done = zeroclaw_all({"check": (("eval", "check"), PROJECT), "run": (("eval", "run"), PROJECT)})
     assert done["check"].returncode == 0, done["check"].stderr

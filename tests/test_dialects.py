@@ -12,6 +12,7 @@ from zeroclaw_eval.agents.dialect import CHAT, Dialect, Shown
 from zeroclaw_eval.builtin.dialects import (
     AG2,
     GOOGLE_ADK,
+    LLAMAINDEX,
     PYDANTIC_AI,
     SMOLAGENTS,
     SMOLAGENTS_CODE,
@@ -215,6 +216,34 @@ def test_google_adk_shows_an_mcp_result_as_its_call_tool_result_with_the_error_f
     assert GOOGLE_ADK.read_result(shown, "call_1", "echo") == "hello"
 
 
+def llamaindex_shown(text: str, is_error: bool) -> str:
+    """str() of an mcp 2.x CallToolResult, as LlamaIndex's agent workflow shows an MCP
+    tool's result (examples/agents/llamaindex/README.md)."""
+    return (
+        f"meta=None content=[TextContent(type='text', text={text!r}, annotations=None, "
+        f"meta=None)] structured_content=None is_error={is_error} result_type='complete'"
+    )
+
+
+def test_llamaindex_shows_a_served_result_as_the_mcp_sdks_call_tool_result() -> None:
+    hello = Shown("call_1", "echo", "hello", True)
+    assert LLAMAINDEX.shows(llamaindex_shown("hello", False), hello)
+    assert LLAMAINDEX.shows(llamaindex_shown("it's", False), Shown("c", "echo", "it's", True))
+    assert not LLAMAINDEX.shows("hello", hello)
+    assert not LLAMAINDEX.shows(llamaindex_shown("hello (cached fallback)", False), hello)
+    assert not LLAMAINDEX.shows(llamaindex_shown("hello", True), hello)
+    failed = Shown("call_2", "city_lookup", "no such city: Atlantis", False)
+    assert LLAMAINDEX.shows(llamaindex_shown("no such city: Atlantis", True), failed)
+    # An error shown as a success, flag and all, is not the error.
+    assert not LLAMAINDEX.shows(llamaindex_shown("no such city: Atlantis", False), failed)
+    assert not LLAMAINDEX.shows(llamaindex_shown("ok, done", False), failed)
+    assert LLAMAINDEX.read_result(llamaindex_shown("hello", False), "call_1", "echo") == "hello"
+    assert (
+        LLAMAINDEX.read_result(llamaindex_shown("no such city: Atlantis", True), "c", "x")
+        == "no such city: Atlantis"
+    )
+
+
 def test_the_built_in_dialects_say_how_their_stacks_answer_and_call() -> None:
     assert (SMOLAGENTS.answer_tool, SMOLAGENTS.answer_argument) == ("final_answer", "answer")
     assert SMOLAGENTS.flattens and not CHAT.flattens
@@ -264,7 +293,7 @@ def test_a_dialect_that_cannot_hold_is_refused_where_it_is_declared(
 
 def test_every_built_in_dialect_holds() -> None:
     # A tool_message dialect may leave the block alone; each form is well made.
-    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2):
+    for dialect in (CHAT, SMOLAGENTS, SMOLAGENTS_CODE, PYDANTIC_AI, AG2, LLAMAINDEX):
         assert dialect.block.count("{results}") == 1
 
 

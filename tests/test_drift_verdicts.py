@@ -149,3 +149,16 @@ def test_the_fixtures_ignored_paths_are_not_compared_beside_the_configured_ones(
     warmer = RunRecord(requests=[live(0, 0, "one", 0.5), live(1, 0, "three", 0.5)])
     assert outcome(ignoring, warmer, ignore=("settings.temperature",))[0][0][1] is True
     assert outcome(ignoring, warmer)[0][0][1] is False
+
+
+def test_one_change_reaching_several_steps_is_one_check_naming_each() -> None:
+    hotter = RunRecord(requests=[live(0, 0, "one", 0.5), live(1, 0, "two", 0.5)])
+    assert outcome(RECORDED, hotter) == (
+        [("drift: turn 0, step 0; turn 1, step 0", False, "settings.temperature: 0.0 -> 0.5")],
+        [],
+    )
+    both = trace([answer("a", stored("one")), answer("b", stored("one"))])
+    steps = RunRecord(requests=[live(0, 0, "one", 0.5), live(0, 1, "one", 0.5)])
+    assert outcome(both, steps)[0][0][0] == "drift: turn 0, steps 0 and 1"
+    _, warnings = outcome(RECORDED, hotter, "warn")
+    assert warnings == ["drift at turn 0, step 0; turn 1, step 0: settings.temperature: 0.0 -> 0.5"]

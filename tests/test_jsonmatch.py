@@ -7,6 +7,7 @@ it, so that a fixture written before matchers keeps its verdict.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -271,3 +272,15 @@ def test_has_matchers_finds_a_dollar_key_at_any_depth() -> None:
     assert jsonmatch.has_matchers({"a": [{"b": {"$gt": 1}}]})
     assert jsonmatch.has_matchers({"a": [{"b": {"gt$": 1}}]}) is False
     assert jsonmatch.has_matchers("$regex") is False
+
+
+def test_a_regex_that_backtracks_forever_fails_the_value_within_the_search_limit() -> None:
+    """``(a+)+$`` over 40 ``a`` and a ``b`` would hold the interpreter for ages; the
+    search runs in the time-limited worker, so the value simply does not match."""
+    from zeroclaw_eval.util import regexsearch
+
+    pattern = compile_pattern({"q": {"$regex": "(a+)+$"}})
+    started = time.monotonic()
+    assert not matches(pattern, {"q": "a" * 40 + "b"}, "exact")
+    assert time.monotonic() - started < regexsearch.TIMEOUT_S + 20
+    assert matches(pattern, {"q": "aaa"}, "exact")  # a new worker answers the next one

@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("selection", "history"),
     ("run",),
     ("cli",),
-    ("testing", "__init__", "__main__"),
+    ("testing", "__init__", "__main__", "launch"),
 )
 
 LAYER_OF = {unit: number for number, units in enumerate(LAYERS) for unit in units}

@@ -404,7 +404,7 @@ def test_replay_refuses_a_turn_without_steps_and_live_admits_it(
 
 
 def test_the_shipped_live_suite_runs_against_a_loopback_server(tmp_path: Path) -> None:
-    """What the README promises: ``zeroclaw eval run --mode live --suite evals/live``."""
+    """What docs/how-to/live.md promises: ``zeroclaw eval run --mode live --suite evals/live``."""
     cases = sorted((PROJECT / "evals" / "live").glob("*.json"))
     assert len(cases) >= 3
     script: dict[str, list[Reply]] = {}

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval import CaseReport, CheckResult, SuiteReport
+from zeroclaw_eval import CaseReport, CheckResult, SuiteReport, hookimpl
+from zeroclaw_eval.builtin.echo import EchoTool
+from zeroclaw_eval.testing import run_cli
 
 from .chat_server import ChatServer, text, tool_calls
 from .conftest import echo_case, zeroclaw
@@ -180,3 +182,89 @@ def test_a_recording_that_replay_would_refuse_is_reported_and_not_written(
     ) in result.stderr
     assert "recorded 0/1 cases into out" in result.stderr
     assert list((tmp_path / "out").iterdir()) == []
+
+
+class Clock(EchoTool):
+    name = "clock"
+
+
+class Shell(EchoTool):
+    name = "shell"
+
+
+class MoreTools:
+    """Registers two more tools, so an offer lists several and leaves one out."""
+
+    __name__ = "more-tools"
+
+    @hookimpl
+    def zeroclaw_eval_register_tools(self, register: Any) -> None:
+        register("clock", Clock)
+        register("shell", Shell)
+
+
+def shell_case(where: str) -> dict[str, Any]:
+    """A case that reaches the registered ``shell`` in one way: a scripted call, scripted
+    results, or an expectation naming it."""
+    case = echo_case()
+    if where == "step":
+        case["turns"][0]["steps"][0]["response"]["tool_calls"][0]["name"] = "shell"
+    elif where == "results":  # checked before the step that calls it
+        case["turns"][0]["steps"][0]["response"]["tool_calls"][0]["name"] = "shell"
+        case["tool_results"] = {"shell": [{"result": "ok"}]}
+    else:
+        case["expects"]["tool_call_status"] = [{"tool": "shell", "status": "succeeded"}]
+    return case
+
+
+REFUSALS = [
+    (
+        "step",
+        'turns[0].steps[0].response.tool_calls[0].name="shell": step 0 of turn 0 calls '
+        "'shell', which is registered but not offered to the agent "
+        "(eval.allowed_tools: {listed})",
+    ),
+    (
+        "results",
+        "tool_results.shell: scripts results for 'shell', which is registered but not "
+        "offered to the agent (eval.allowed_tools: {listed})",
+    ),
+    (
+        "expectation",
+        'expects.tool_call_status[0].tool="shell": names no tool the agent is offered '
+        "({listed}) nor one the script calls: only a call the agent was never given "
+        "could pass it",
+    ),
+]
+OFFERS = [('["clock", "echo"]', "clock, echo"), ("[]", "none")]
+
+
+@pytest.mark.parametrize(
+    ("where", "says", "offer", "listed"),
+    # an empty offer refuses the expectation case's scripted echo call before its entry
+    [(*r, *o) for r in REFUSALS for o in OFFERS if (r[0], o[1]) != ("expectation", "none")],
+)
+def test_each_refusal_lists_the_offer_it_holds_the_case_to(
+    tmp_path: Path, where: str, says: str, offer: str, listed: str
+) -> None:
+    write_suite(tmp_path, shell_case(where))
+    (tmp_path / "zeroclaw.toml").write_text(
+        f'[eval]\nsuite_dir = "suite"\nallowed_tools = {offer}\n', encoding="utf-8"
+    )
+    result = run_cli(["eval", "check", "--config", tmp_path / "zeroclaw.toml"], MoreTools())
+    assert result.exit_code == 1
+    refusal = result.stderr.splitlines()[-1]
+    assert refusal.endswith(f"suite/00.json: {says.format(listed=listed)}"), refusal
+
+
+def test_an_allowed_tool_no_plugin_registers_names_every_registered_one(tmp_path: Path) -> None:
+    write_suite(tmp_path, echo_case())
+    offer_config(tmp_path, ["echo", "nope"], "eval")
+    result = run_cli(
+        ["eval", "run", "--suite", tmp_path / "suite", "--config", tmp_path / "zeroclaw.toml"],
+        MoreTools(),
+    )
+    assert result.stderr == (
+        "Error: eval.allowed_tools: 'nope' is not a registered tool "
+        "(registered: clock, echo, shell)\n"
+    )

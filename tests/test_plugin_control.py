@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -99,6 +100,28 @@ def test_installed_plugins_work_end_to_end(installed: None, json_suite: Path) ->
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("1", "0", "0")
 
 
+def test_a_signal_a_plugin_swallowed_while_loading_still_stops_the_run_as_interrupted(
+    tmp_path: Path,
+) -> None:
+    """pydantic-core turns the interruption a signal raises while it builds a
+    validator into a SchemaError of its own; this plugin does the same on import. The
+    run must end as interrupted by the signal, not as a plugin that failed to load."""
+    swallowing = (
+        "import os, signal, time\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(5)\n"
+        "except KeyboardInterrupt as exc:\n"
+        "    raise RuntimeError(f'swallowed {exc}') from None\n"
+    )
+    site = pip_installed_plugin(tmp_path, "swallowing", swallowing)
+    result = run_zeroclaw(["eval", "run"], cwd=PROJECT, env=with_broken(site))
+    assert result.exit_code == 128 + signal.SIGTERM
+    assert result.stderr == (
+        "Error: interrupted by SIGTERM while the plugins loaded: no report was written\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "env"),
     [
@@ -134,31 +157,28 @@ def test_blocking_one_plugin_keeps_the_others(installed: None, json_suite: Path)
 # --- a broken plugin package, pip-installed for the test ----------------------------
 
 
-@pytest.fixture(scope="module")
-def broken_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory holding a pip-installed plugin whose module raises on import."""
-    root = tmp_path_factory.mktemp("broken")
-    package = root / "zeroclaw-eval-broken"
-    (package / "src" / "zeroclaw_eval_broken").mkdir(parents=True)
+def pip_installed_plugin(root: Path, name: str, module_source: str) -> Path:
+    """A directory holding a pip-installed plugin ``zeroclaw-eval-NAME`` whose module
+    is ``module_source``, registered as the entry point ``NAME``."""
+    package = root / f"zeroclaw-eval-{name}"
+    (package / "src" / f"zeroclaw_eval_{name}").mkdir(parents=True)
     (package / "pyproject.toml").write_text(
         textwrap.dedent(
-            """\
+            f"""\
             [build-system]
             requires = ["setuptools>=70.1"]
             build-backend = "setuptools.build_meta"
 
             [project]
-            name = "zeroclaw-eval-broken"
+            name = "zeroclaw-eval-{name}"
             version = "0.0.1"
 
             [project.entry-points.zeroclaw_eval]
-            broken = "zeroclaw_eval_broken"
+            {name} = "zeroclaw_eval_{name}"
             """
         )
     )
-    (package / "src" / "zeroclaw_eval_broken" / "__init__.py").write_text(
-        'raise RuntimeError("broken on purpose")\n'
-    )
+    (package / "src" / f"zeroclaw_eval_{name}" / "__init__.py").write_text(module_source)
     site = root / "site"
     # --no-build-isolation and --no-index: offline, and about two seconds.
     pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index"]
@@ -168,6 +188,13 @@ def broken_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
     )
     return site
+
+
+@pytest.fixture(scope="module")
+def broken_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding a pip-installed plugin whose module raises on import."""
+    root = tmp_path_factory.mktemp("broken")
+    return pip_installed_plugin(root, "broken", 'raise RuntimeError("broken on purpose")\n')
 
 
 def with_broken(site: Path, **extra: str) -> dict[str, str]:

@@ -146,3 +146,103 @@ def test_settings_registered_wrongly_stop_the_run_naming_the_plugin(
     result = run_cli(["eval", "run", "--config", project(tmp_path, "")], Wrong())
     assert result.exit_code == 1
     assert f"plugin 'wrong' {says}" in result.stderr
+
+
+def test_a_plugin_failing_to_take_its_settings_stops_the_run_naming_it(tmp_path: Path) -> None:
+    def refuse(settings: BaseModel) -> None:
+        raise RuntimeError("greeting too polite")
+
+    class Picky:
+        __name__ = "picky"
+
+        @hookimpl
+        def zeroclaw_eval_register_settings(self, register: Callable[..., None]) -> None:
+            register(Seen, refuse)
+
+    result = run_cli(["eval", "run", "--config", project(tmp_path, "")], Picky())
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: plugin 'picky' failed taking its settings: RuntimeError: greeting too polite\n"
+    )
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    level: int
+    label: str = "x"
+
+
+class Bare(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def declaring(name: str, model: type[BaseModel]) -> object:
+    class Declares:
+        @hookimpl
+        def zeroclaw_eval_register_settings(self, register: Callable[..., None]) -> None:
+            register(model, lambda settings: None)
+
+    plugin = Declares()
+    plugin.__name__ = name  # type: ignore[attr-defined]
+    return plugin
+
+
+@pytest.mark.parametrize(
+    ("table", "plugins", "says"),
+    [
+        # the second table is refused though the first is a plugin's
+        (
+            "[eval.plugins.strict]\nlevel = 1\n[eval.plugins.other]\nx = 1\n",
+            ("strict",),
+            "eval.plugins.other: no loaded plugin named 'other' has settings "
+            "(plugins with settings: strict)",
+        ),
+        (
+            "[eval.plugins.other]\nx = 1\n",
+            ("strict", "bare"),
+            "eval.plugins.other: no loaded plugin named 'other' has settings "
+            "(plugins with settings: bare, strict)",
+        ),
+        (
+            "[eval.plugins.strict]\nlevel = 1\nlevl = 2\n",
+            ("strict",),
+            "eval.plugins.strict.levl=2: unknown key (did you mean 'level'?) "
+            "(known keys: level, label)",
+        ),
+        (
+            "[eval.plugins.other]\nx = 1\n",
+            (),
+            "eval.plugins.other: no loaded plugin named 'other' has settings "
+            "(plugins with settings: none)",
+        ),
+        # a required key missing is named without a value
+        (
+            "[eval.plugins.strict]\n",
+            ("strict",),
+            "eval.plugins.strict.level: required key is missing",
+        ),
+        (
+            "[eval.plugins.bare]\nx = 1\n",
+            ("bare",),
+            "eval.plugins.bare.x=1: unknown key (known keys: none)",
+        ),
+    ],
+    ids=[
+        "second-unknown",
+        "two-declared",
+        "misspelt",
+        "none-declared",
+        "required-missing",
+        "no-keys",
+    ],
+)
+def test_every_table_is_held_to_its_plugin(
+    tmp_path: Path, table: str, plugins: tuple[str, ...], says: str
+) -> None:
+    models = {"strict": Strict, "bare": Bare}
+    loaded = [declaring(name, models[name]) for name in plugins]
+    config = project(tmp_path, table)
+    result = run_cli(["eval", "run", "--config", config], *loaded)
+    assert result.exit_code == 1, result.stdout
+    assert result.stderr == f"Error: {config}: {says}\n"

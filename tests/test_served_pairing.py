@@ -17,6 +17,7 @@ import pytest
 
 from zeroclaw_eval.agents.served import Dispatch, ServedRecord, ServedTools, pair, pairing_checks
 from zeroclaw_eval.agents.wire import WireCall
+from zeroclaw_eval.builtin.dialects import SMOLAGENTS
 from zeroclaw_eval.errors import RunError, UnknownToolError
 from zeroclaw_eval.grading.record import ModelRequest, RecordedCall, RunRecord
 from zeroclaw_eval.protocol import ToolResult
@@ -82,6 +83,33 @@ def test_the_rest_pair_in_order_and_what_is_left_is_named() -> None:
     pairs, unrequested, undispatched = pair(requested, [y])
     assert [(call.call_id, dispatch) for call, dispatch in pairs] == [("c1", y)]
     assert (unrequested, undispatched) == ([], [requested[1]])
+
+
+def test_rewritten_calls_run_side_by_side_pair_by_what_the_model_was_shown() -> None:
+    # An agent upper-cases what it dispatches, and the two calls arrive in reverse
+    # order: each still pairs with its own dispatch, so only the rewriting is red.
+    hello = asked(0, "echo", "c1", result="HELLO", message="hello")
+    world = asked(0, "echo", "c2", result="WORLD", message="world")
+    upper_world = ran(0, "echo", result="WORLD", message="WORLD")
+    upper_hello = ran(0, "echo", result="HELLO", message="HELLO")
+    pairs, unrequested, undispatched = pair([hello, world], [upper_world, upper_hello])
+    assert [(call.call_id, dispatch) for call, dispatch in pairs] == [
+        ("c1", upper_hello),
+        ("c2", upper_world),
+    ]
+    assert (unrequested, undispatched) == ([], [])
+    failed = [
+        (check, detail)
+        for check, passed, detail in checks([hello, world], [upper_world, upper_hello])
+        if not passed
+    ]
+    assert [check for check, _ in failed] == ["served_tools: arguments as requested"]
+    # A flattening agent ties no result to its call: the rest pair in arrival order.
+    pairs, _, _ = pair([hello, world], [upper_world, upper_hello], SMOLAGENTS)
+    assert [(call.call_id, dispatch) for call, dispatch in pairs] == [
+        ("c1", upper_world),
+        ("c2", upper_hello),
+    ]
 
 
 def test_only_the_same_tool_in_the_same_turn_pairs() -> None:

@@ -258,3 +258,32 @@ def test_a_signal_once_the_reports_are_written_still_ends_the_run_red() -> None:
         signals.handle(signal.SIGTERM, None)
     assert after.value.whole and after.value.signum == signal.SIGTERM
     assert str(after.value) == "interrupted by SIGTERM once every report was written whole"
+
+
+INTERRUPTED_WHILE_IMPORTING = """
+import os, signal, sys
+
+class InterruptOnClick:
+    # Sends the process SIGINT just as the command line imports click.
+    def find_spec(self, name, path=None, target=None):
+        if name == "click":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, InterruptOnClick())
+sys.argv = ["zeroclaw", "eval", "plugins"]
+from zeroclaw_eval.launch import main
+main()
+"""
+
+
+def test_an_interrupt_while_the_command_line_is_imported_prints_no_traceback() -> None:
+    # Before a command answers signals, SIGINT ends the process as its default does.
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_WHILE_IMPORTING],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (-signal.SIGINT, "", "")

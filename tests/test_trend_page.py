@@ -131,22 +131,25 @@ def chromium() -> str:
     pytest.skip("chromium is not installed (apt-get install -y chromium)")
 
 
+def headless_chromium(profile: Path) -> list[str]:
+    """Headless Chromium, offline and quiet, with its own profile directory."""
+    return [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+    ]
+
+
 def rendered(page: Path, tmp_path: Path) -> Node:
     """The DOM after the page's script ran, as headless Chromium serializes it."""
     result = subprocess.run(
-        [
-            chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--dump-dom",
-            page.resolve().as_uri(),
-        ],
+        [*headless_chromium(tmp_path / "profile"), "--dump-dom", page.resolve().as_uri()],
         capture_output=True,
         text=True,
         encoding="utf-8",

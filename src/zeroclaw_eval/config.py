@@ -28,6 +28,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.family import NonEmptyStr
@@ -74,7 +75,8 @@ class LiveConfig(BaseModel):
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     """The sampling temperature sent with every request."""
     max_tokens: int | None = Field(None, ge=1)
-    """The most tokens one reply may have (sent only when set)."""
+    """The most tokens one reply may have (sent only when set). A reply cut off there
+    (``finish_reason`` ``length``) is a run error saying so, not an opaque timeout."""
     seed: int | None = None
     """The sampling seed (sent only when set; servers that support it repeat themselves)."""
     stop: list[NonEmptyStr] | None = None
@@ -83,8 +85,9 @@ class LiveConfig(BaseModel):
     """More request fields, sent as given (``top_k``, ``repeat_penalty``...); they may
     not set a field the harness sends itself."""
     allowed_tools: list[NonEmptyStr] | None = None
-    """The only tools offered to the agent and dispatched, in replay and live alike
-    (unset: every registered tool); a call to another one fails."""
+    """The older place of ``[eval] allowed_tools``, read the same way (setting both is
+    an error): the only tools offered to the agent and dispatched, in replay and live
+    alike (unset: every registered tool); a call to another one fails."""
 
     @field_validator("base_url")
     @classmethod
@@ -184,9 +187,12 @@ class AgentTable(BaseModel):
     model_config = _MODEL_CONFIG
 
     factory: str | None = Field(None, min_length=1)
-    """``module:callable`` called as ``factory(base_url=, api_key=, workspace=)`` per case."""
+    """``module:callable`` called as ``factory(base_url=, api_key=, workspace=)`` (and
+    ``mcp_url=`` with ``tools = "served"``) once per case attempt: a Python agent,
+    in-process. Give exactly one of ``factory`` and ``command``."""
     command: list[NonEmptyStr] | None = Field(None, min_length=1)
-    """The argv of the agent process, started once per case in the case workspace."""
+    """The argv of the agent process (any language), started once per case attempt in
+    the case workspace."""
     env: dict[str, str] = {}
     """Variables added to the agent process's environment (``command`` only)."""
     grace_s: float = Field(DEFAULT_AGENT_GRACE_S, gt=0, allow_inf_nan=False)
@@ -495,23 +501,32 @@ def _build(table: Any, path: Path, where: str) -> EvalConfig:
         loc = error["loc"]
         if len(loc) > 1 and loc[1] in _UNION_TAGS.get(str(loc[0]), ()):
             error["loc"] = (loc[0], *loc[2:])
-        value: Any = table
-        for part in error["loc"]:
-            if isinstance(value, dict):
-                value = value.get(part, MISSING)
-            elif isinstance(value, list) and isinstance(part, int) and part < len(value):
-                value = value[part]
-            else:
-                value = MISSING
-        if error["type"] == "extra_forbidden":
-            tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
-            table_model = tables.get(error["loc"][0], EvalConfig)
-            known = ", ".join(table_model.model_fields)
-            typo = did_you_mean(str(error["loc"][-1]), table_model.model_fields)
-            message = f"unknown key{typo} (known keys: {known})"
+        tables: dict[Any, type[BaseModel]] = {"live": LiveConfig, "agent": AgentTable}
+        # A model-wide refusal (two keys that contradict each other) has no location.
+        table_model = tables.get(error["loc"][0], EvalConfig) if error["loc"] else EvalConfig
+        raise ConfigError(refusal(table, error, table_model, f"{path}: {where}")) from None
+
+
+def refusal(table: Any, error: ErrorDetails, model: type[BaseModel], where: str) -> str:
+    """``where.key=value: why`` for one thing pydantic refused in ``table``: the key's
+    path, the value when it can be shown, and for an unknown key the keys ``model``
+    knows (the closest first, when one is close). Also words a plugin's own table
+    (:mod:`zeroclaw_eval.plugins.settings`)."""
+    value: Any = table
+    for part in error["loc"]:
+        if isinstance(value, dict):
+            value = value.get(part, MISSING)
+        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
         else:
-            message = describe(error, value)
-        field = f"{where}.{dotted(error['loc'])}"
-        if (text := shown(value)) is not None:
-            field += f"={text}"
-        raise ConfigError(f"{path}: {field}: {message}") from None
+            value = MISSING
+    if error["type"] == "extra_forbidden":
+        known = ", ".join(model.model_fields) or "none"
+        typo = did_you_mean(str(error["loc"][-1]), model.model_fields)
+        message = f"unknown key{typo} (known keys: {known})"
+    else:
+        message = describe(error, value)
+    field = f"{where}.{dotted(error['loc'])}"
+    if (text := shown(value)) is not None:
+        field += f"={text}"
+    return f"{field}: {message}"

@@ -160,7 +160,7 @@ class ServedTools:
         """
         internal = [call for call in requested if call.name not in self._tools]
         asked = [call for call in requested if call.name in self._tools]
-        pairs, unrequested, undispatched = pair(asked, self.dispatches)
+        pairs, unrequested, undispatched = pair(asked, self.dispatches, dialect)
         by_dispatch = {id(dispatch): request for request, dispatch in pairs}
         calls = [
             RecordedCall(
@@ -199,13 +199,17 @@ Pair = tuple[WireCall, Dispatch]
 
 
 def pair(
-    requested: Sequence[WireCall], dispatched: Sequence[Dispatch]
+    requested: Sequence[WireCall], dispatched: Sequence[Dispatch], dialect: Dialect = CHAT
 ) -> tuple[list[Pair], list[Dispatch], list[WireCall]]:
     """Pair each requested call with a dispatch of the same tool in the same turn.
 
     Returns the pairs (in request order), the dispatches nobody asked for and the
     requests never dispatched. Within a turn and a tool, a dispatch with the very
-    arguments requested (the same JSON value) is paired first, then the rest in order.
+    arguments requested (the same JSON value) is paired first; then, where the agent
+    ties each result to its call (not a flattening ``dialect``), a dispatch whose
+    result the model was shown for that call; then the rest in order. So calls run
+    side by side with arguments rewritten pair with what they dispatched whatever
+    order the dispatches arrived in, and only the rewriting is reported.
     """
     pairs: list[Pair] = []
     unrequested: list[Dispatch] = []
@@ -217,14 +221,16 @@ def pair(
         ran = [
             dispatch for dispatch in dispatched if (dispatch.turn, dispatch.name) == (turn, name)
         ]
-        left: list[WireCall] = []
-        for call in asked:
-            same = next((d for d in ran if equal(call.arguments, d.arguments)), None)
-            if same is None:
-                left.append(call)
-            else:
-                ran.remove(same)
-                pairs.append((call, same))
+        left = _pair_by(asked, ran, pairs, lambda call, d: equal(call.arguments, d.arguments))
+        if not dialect.flattens:
+            left = _pair_by(
+                left,
+                ran,
+                pairs,
+                lambda call, d: (
+                    call.shown is not None and dialect.shows(call.shown, _shown(call, d))
+                ),
+            )
         for call, dispatch in zip(left, ran, strict=False):
             pairs.append((call, dispatch))
         undispatched.extend(left[len(ran) :])
@@ -232,6 +238,25 @@ def pair(
     order = {id(call): index for index, call in enumerate(requested)}
     pairs.sort(key=lambda found: order[id(found[0])])
     return pairs, unrequested, undispatched
+
+
+def _pair_by(
+    calls: Sequence[WireCall],
+    ran: list[Dispatch],
+    pairs: list[Pair],
+    fits: Callable[[WireCall, Dispatch], bool],
+) -> list[WireCall]:
+    """Pair each of ``calls`` with the first dispatch left in ``ran`` that ``fits`` it
+    (taken out of ``ran``, the pair added to ``pairs``); the calls left unpaired."""
+    left: list[WireCall] = []
+    for call in calls:
+        found = next((dispatch for dispatch in ran if fits(call, dispatch)), None)
+        if found is None:
+            left.append(call)
+        else:
+            ran.remove(found)
+            pairs.append((call, found))
+    return left
 
 
 def pairing_checks(

@@ -65,6 +65,21 @@ AG2 = Dialect(
     error=("Error: Tool call failed: {result}",),
 )
 
+#: How the mcp SDK (2.x) writes a CallToolResult of one text block, str() of it.
+_MCP_CALL_TOOL_RESULT = (
+    "meta=None content=[TextContent(type='text', text={result|repr}, annotations=None, "
+    "meta=None)] structured_content=None is_error=%s result_type='complete'"
+)
+
+LLAMAINDEX = Dialect(
+    "llamaindex",
+    "LlamaIndex's agent workflow with llama-index-tools-mcp: each result in a role "
+    "\"tool\" message; an MCP tool's result as str() of the mcp SDK's CallToolResult, "
+    "an MCP error the same with is_error=True",
+    success=(_MCP_CALL_TOOL_RESULT % "False",),
+    error=(_MCP_CALL_TOOL_RESULT % "True",),
+)
+
 
 #: The AI SDK's MCP client hands the model an MCP result's content blocks; its Chat
 #: Completions providers send them as the blocks' JSON, and drop the isError flag.
@@ -104,5 +119,6 @@ def zeroclaw_eval_register_dialects(register: Callable[[Dialect], None]) -> None
         AG2,
         VERCEL_AI,
         GOOGLE_ADK,
+        LLAMAINDEX,
     ):
         register(dialect)

@@ -127,10 +127,11 @@ def run(
 
     The run is appended to the history (see `zeroclaw eval history`) unless --no-history.
     """
+    from zeroclaw_eval.errors import ZeroclawEvalError
     from zeroclaw_eval.run.session import RunRequest
     from zeroclaw_eval.run.signals import ReportsInterrupted, SuiteInterrupted, run_signals
 
-    with errors_to_exit(), run_signals():  # from the start: CI may cancel a job any time
+    with errors_to_exit(), run_signals() as signals:  # from the start: CI may cancel a job any time
         request = RunRequest(
             paths=paths,
             suite=suite,
@@ -154,11 +155,15 @@ def run(
             raise click.UsageError("-q and -v contradict each other")
         try:
             session = open_session(config_path, blocked)
-        except SuiteInterrupted as stopped:
-            name = signal.Signals(stopped.signum).name
+        except (SuiteInterrupted, ZeroclawEvalError) as stopped:
+            # An error after a signal is the signal, swallowed on the way (a plugin's
+            # validator being built): the run was interrupted, not refused.
+            signum = stopped.signum if isinstance(stopped, SuiteInterrupted) else signals.received
+            if signum is None:
+                raise
+            name = signal.Signals(signum).name
             raise ReportsInterrupted(
-                stopped.signum,
-                f"interrupted by {name} while the plugins loaded: no report was written",
+                signum, f"interrupted by {name} while the plugins loaded: no report was written"
             ) from None
         with StdoutKept() as kept:
 

@@ -13,12 +13,13 @@ does not make its configuration wrong.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from zeroclaw_eval.config import refusal
 from zeroclaw_eval.errors import ConfigError, PluginLoadError
-from zeroclaw_eval.util.wording import MISSING, describe, did_you_mean, dotted, shown
+from zeroclaw_eval.util.wording import did_you_mean
 
 if TYPE_CHECKING:
     from zeroclaw_eval.config import LoadedConfig
@@ -46,30 +47,12 @@ def configure_plugins(loaded: LoadedConfig, registry: Registry) -> None:
         try:
             settings = entry.obj.model.model_validate(table)
         except ValidationError as exc:
-            raise ConfigError(_refusal(loaded, name, entry.obj.model, table, exc)) from None
+            error = exc.errors(include_url=False)[0]
+            where = loaded.field(f"plugins.{name}")
+            raise ConfigError(refusal(table, error, entry.obj.model, where)) from None
         try:
             entry.obj.configure(settings)
         except Exception as exc:
             raise PluginLoadError(
                 f"plugin {name!r} failed taking its settings: {type(exc).__name__}: {exc}"
             ) from exc
-
-
-def _refusal(
-    loaded: LoadedConfig, name: str, model: type[BaseModel], table: Any, exc: ValidationError
-) -> str:
-    """The first thing the model refused, as ``file: eval.plugins.NAME.key=value: why``."""
-    error = exc.errors(include_url=False)[0]
-    value: Any = table
-    for part in error["loc"]:
-        value = value.get(part, MISSING) if isinstance(value, dict) else MISSING
-    if error["type"] == "extra_forbidden":
-        key = str(error["loc"][-1])
-        known = ", ".join(model.model_fields) or "none"
-        message = f"unknown key{did_you_mean(key, model.model_fields)} (known keys: {known})"
-    else:
-        message = describe(error, value)
-    field = loaded.field(f"plugins.{name}.{dotted(error['loc'])}")
-    if value is not MISSING and (text := shown(value)) is not None:
-        field += f"={text}"
-    return f"{field}: {message}"

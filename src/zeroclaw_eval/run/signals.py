@@ -69,6 +69,10 @@ class RunSignals:
         self._writing: Writing | None = None
         #: Whether the reports were written whole, no signal meanwhile.
         self.written = False
+        #: The signal that stopped the run, once one did: a library may turn the
+        #: :class:`SuiteInterrupted` it raised into an error of its own (pydantic-core
+        #: does, while it builds a validator), and the signal must still win.
+        self.received: int | None = None
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         """The handler of both signals (main thread)."""
@@ -82,6 +86,7 @@ class RunSignals:
                 signum, f"interrupted by {name} once every report was written whole", whole=True
             )
         else:
+            self.received = signum
             raise SuiteInterrupted(signum)
 
     @contextmanager

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from zeroclaw_eval.util import regexsearch
 from zeroclaw_eval.util.jsonvalue import MISSING, equal, pointer, show
 
 if TYPE_CHECKING:
@@ -161,12 +162,17 @@ def _text(key: str, operand: Any, where: Where) -> str:
 
 def _regex(operand: Any, raw: dict[str, Any], where: Where) -> tuple[Test, str]:
     try:
-        regex = re.compile(_text("$regex", operand, where))
+        re.compile(_text("$regex", operand, where))
     except re.error as exc:
         raise PatternError(where, f"not a valid regular expression: {exc}") from None
-    return (lambda a, _: isinstance(a, str) and regex.search(a) is not None), (
-        f"a string matching /{operand}/"
-    )
+
+    def test(actual: Any, direction: Direction) -> bool:
+        # In the time-limited worker, as response_matches searches: a pattern that
+        # backtracks forever fails the step (a search cut short is no match).
+        found = isinstance(actual, str) and regexsearch.search(operand, actual)
+        return isinstance(found, regexsearch.Found)
+
+    return test, f"a string matching /{operand}/"
 
 
 def _contains(operand: Any, raw: dict[str, Any], where: Where) -> tuple[Test, str]:

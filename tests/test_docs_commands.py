@@ -1,5 +1,6 @@
-"""The README's command reference lists every option each command really has, and
-no option it does not: it is checked against the click commands themselves."""
+"""The site's command reference (docs/reference/commands.md) lists every option
+each command really has, and no option it does not: it is checked against the click
+commands themselves."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ from zeroclaw_eval.cli import main
 
 from .conftest import PROJECT
 
-README = (PROJECT / "README.md").read_text(encoding="utf-8")
-REFERENCE = README.split("\n## Command reference\n", 1)[1].split("\n## ", 1)[0]
-PREAMBLE, *ENTRIES = re.split(r"\n### `zeroclaw eval ", REFERENCE)
+REFERENCE = (PROJECT / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+PREAMBLE, *ENTRIES = re.split(r"\n## `zeroclaw eval ", REFERENCE)
 SECTIONS = {entry.split(None, 1)[0].rstrip("`"): entry for entry in ENTRIES}
 eval_group = main.commands["eval"]
 assert isinstance(eval_group, click.Group)

@@ -1,4 +1,5 @@
-"""The README's "Writing a plugin" walk-through runs as written: module, entry point, tests."""
+"""The "Write a plugin" walk-through (docs/how-to/write-a-plugin.md) runs as written:
+module, entry point, tests."""
 
 from __future__ import annotations
 
@@ -22,19 +23,18 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 
 def blocks(language: str) -> list[str]:
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Writing a plugin\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(rf"```{language}\n(.*?)```", section, re.S)
+    page = (PROJECT / "docs" / "how-to" / "write-a-plugin.md").read_text(encoding="utf-8")
+    return re.findall(rf"```{language}\n(.*?)```", page, re.S)
 
 
 @pytest.fixture
 def plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """The README's plugin module, importable under the name its entry point gives."""
+    """The guide's plugin module, importable under the name its entry point gives."""
     (toml,) = blocks("toml")
     entry_points = tomllib.loads(toml)["project"]["entry-points"][hookspecs.PROJECT_NAME]
     ((name, module_name),) = entry_points.items()
     module = types.ModuleType(module_name)
-    exec(compile(blocks("python")[0], "README.md", "exec"), module.__dict__)
+    exec(compile(blocks("python")[0], "docs/how-to/write-a-plugin.md", "exec"), module.__dict__)
     monkeypatch.setitem(sys.modules, module_name, module)
     assert make_registry(module).families["response_length"].plugin == module_name
     assert name == "response_length"
@@ -43,7 +43,7 @@ def plugin(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 
 def test_the_readme_plugin_tests_pass(plugin: types.ModuleType, tmp_path: Path) -> None:
     namespace: dict[str, object] = {}
-    exec(compile(blocks("python")[1], "README.md", "exec"), namespace)
+    exec(compile(blocks("python")[1], "docs/how-to/write-a-plugin.md", "exec"), namespace)
     tests = {name: test for name, test in namespace.items() if name.startswith("test_")}
     assert len(tests) == 2
     for name, test in tests.items():

@@ -1,4 +1,5 @@
-"""The README's configuration table names every key of the configuration models,
+"""The site's configuration table (docs/reference/configuration.md, written by
+tools/docs_reference.py) names every key of the configuration models,
 with its default, and no key they do not have."""
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from zeroclaw_eval.config import AgentTable, EvalConfig, LiveConfig
 
 from .conftest import PROJECT
 
-README = (PROJECT / "README.md").read_text(encoding="utf-8")
-SECTION = README.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+SECTION = (PROJECT / "docs" / "reference" / "configuration.md").read_text(encoding="utf-8")
 ROW = re.compile(r"^\| `\[(eval(?:\.live|\.agent)?)\] (\w+)` \| (.*?) \| (.*) \|$", re.MULTILINE)
 TABLES: dict[str, type[BaseModel]] = {
     "eval": EvalConfig,
@@ -26,7 +26,7 @@ SUBTABLES = {"live"}
 
 
 def documented() -> dict[tuple[str, str], str]:
-    """``(table, key) -> default cell`` for every row of the README's table."""
+    """``(table, key) -> default cell`` for every row of the page's table."""
     rows = ROW.findall(SECTION)
     keys = [(table, key) for table, key, _, _ in rows]
     assert len(keys) == len(set(keys)), "a key is documented twice"
