@@ -120,7 +120,8 @@ GRADED: dict[str, tuple[tuple[RecordedCall, ...], bool, str]] = {
     "the_consumer_lacks_the_argument": (
         (A1, call("pay", id="A1")),
         False,
-        'no pay call has an argument at /order_id: pay[0] (turn 0, call 1) was called with {"id":"A1"}',
+        "no pay call has an argument at /order_id: pay[0] (turn 0, call 1) was called with "
+        '{"id":"A1"}',
     ),
 }
 

@@ -6,7 +6,6 @@ or can never satisfy, in one line each."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
