@@ -86,8 +86,28 @@ GRADED: dict[str, tuple[tuple[RecordedCall, ...], bool, str]] = {
     "every_consumer_came_first": (
         (call("pay", order_id="A7"), A1),
         False,
-        "every pay call with /order_id comes before the first create_order result with a "
+        "no call to pay with /order_id comes after the first create_order result with a "
         "value (create_order[0] (turn 0, call 1))",
+    ),
+    "every_consumer_came_before_either_producer": (
+        (call("pay", order_id="A7"), A1, order("A2")),
+        False,
+        "no call to pay with /order_id comes after the first create_order result with a "
+        "value (create_order[0] (turn 0, call 1))",
+    ),
+    "the_nearest_by_type_before_text": (
+        (order("12"), order(99), call("pay", order_id=12)),
+        False,
+        "no call to pay was given a value a call to create_order returned before it; tried "
+        "2 pairings, nearest: create_order[1] (turn 0, call 1) /order/id 99 -> pay[0] (turn 0, "
+        "call 2) /order_id 12",
+    ),
+    "the_earliest_of_equally_near_consumers": (
+        (A1, call("pay", order_id="A2"), call("pay", order_id="A2")),
+        False,
+        "no call to pay was given a value a call to create_order returned before it; tried "
+        '2 pairings, nearest: create_order[0] (turn 0, call 0) /order/id "A1" -> pay[0] (turn 0, '
+        'call 1) /order_id "A2"',
     ),
     "no_producer": (
         (PAY_A1,),
@@ -162,6 +182,37 @@ def test_each_edge_is_one_check_titled_by_its_pointers() -> None:
         "tool_data_flow: pay /receipt -> mail /body",
     ]
     assert [c.passed for c in checks] == [True, False]
+
+
+def test_a_call_is_not_its_own_consumer() -> None:
+    edge = {
+        "from": {"tool": "lookup", "result": "/id"},
+        "to": {"tool": "lookup", "argument": "/id"},
+    }
+    (check,) = flow([edge], call("lookup", {"id": "A1"}, id="A2"))
+    assert check.detail == (
+        "no call to lookup with /id comes after the first lookup result with a value "
+        "(lookup[0] (turn 0, call 0))"
+    )
+    (check,) = flow([edge], call("lookup", {"id": "A1"}, id="A1"))
+    assert not check.passed
+
+
+def test_up_to_four_failed_producers_are_listed_whole() -> None:
+    failed = [call("create_order", f"e{n}", ok=False) for n in range(4)]
+    (check,) = flow([EDGE], *failed, PAY_A1)
+    assert check.detail == (
+        "no create_order result holds a value at /order/id: "
+        + "; ".join(f'create_order[{n}] (turn 0, call {n}) failed: "e{n}"' for n in range(4))
+    )
+
+
+def test_consumers_without_the_argument_are_listed() -> None:
+    (check,) = flow([EDGE], A1, call("pay", id=1), call("pay", id=2))
+    assert check.detail == (
+        "no pay call has an argument at /order_id: pay[0] (turn 0, call 1) was called with "
+        '{"id":1}; pay[1] (turn 0, call 2) was called with {"id":2}'
+    )
 
 
 def test_many_failed_producers_are_cut() -> None:
@@ -243,6 +294,22 @@ def refusal(data: dict[str, Any], registry: Registry, replay: RunMode, agent: An
             'expects.tool_data_flow[0].to.argument="": must not be empty',
         ),
         (
+            {**EDGE, "from": {"tool": "", "result": "/id"}},
+            {},
+            'expects.tool_data_flow[0].from.tool="": must not be empty',
+        ),
+        (
+            {**EDGE, "to": {"tool": "", "argument": "/id"}},
+            {},
+            'expects.tool_data_flow[0].to.tool="": must not be empty',
+        ),
+        (
+            EDGE,
+            {"tools_not_used": ["create_order"]},
+            'expects.tool_data_flow[0].from.tool="create_order": contradicts tools_not_used '
+            "naming 'create_order': the edge needs it called",
+        ),
+        (
             EDGE,
             {"tools_not_used": ["pay"]},
             'expects.tool_data_flow[0].to.tool="pay": contradicts tools_not_used naming '
@@ -254,7 +321,16 @@ def refusal(data: dict[str, Any], registry: Registry, replay: RunMode, agent: An
             'expects.tool_data_flow[0].to.from="y": unknown key',
         ),
     ],
-    ids=["a_pointer_without_slash", "a_bad_escape", "no_argument", "a_banned_tool", "a_typo"],
+    ids=[
+        "a_pointer_without_slash",
+        "a_bad_escape",
+        "no_argument",
+        "no_producer_tool",
+        "no_consumer_tool",
+        "a_banned_producer",
+        "a_banned_consumer",
+        "a_typo",
+    ],
 )
 def test_admission_refuses(
     registry: Registry, replay: RunMode, edge: dict[str, Any], expects: dict[str, Any], message: str
@@ -264,10 +340,58 @@ def test_admission_refuses(
     assert refusal(data, registry, replay).startswith(message)
 
 
-def test_the_producer_as_from_in_the_schema() -> None:
-    schema = ToolDataFlow().adapter.json_schema()
+def test_the_schema_describes_every_key_of_an_edge() -> None:
+    family = ToolDataFlow()
+    schema = family.adapter.json_schema()
     assert schema["items"]["$ref"] == "#/$defs/FlowEdge"
-    assert sorted(schema["$defs"]["FlowEdge"]["properties"]) == ["from", "to"]
+    described = {
+        (name, key): value.get("description")
+        for name in ("FlowEdge", "Producer", "Consumer")
+        for key, value in schema["$defs"][name]["properties"].items()
+    }
+    assert described == {
+        ("FlowEdge", "from"): "the call the value comes from",
+        ("FlowEdge", "to"): "the later call that must be given it",
+        ("Producer", "tool"): "the producing tool; '*' stands for any run of characters",
+        ("Producer", "result"): "a JSON pointer (RFC 6901) into the call's result decoded as "
+        "JSON; '' is the whole result",
+        ("Consumer", "tool"): "the consuming tool; '*' stands for any run of characters",
+        ("Consumer", "argument"): "a JSON pointer (RFC 6901) into the call's arguments",
+    }
+    assert family.description == (
+        "a value from one call's result (tool and JSON pointer) is given to a later call's "
+        "arguments (tool and pointer)"
+    )
+    assert family.evidence(family.adapter.validate_python([EDGE])) == {
+        "calls",
+        "arguments",
+        "results",
+        "status",
+    }
+
+
+def test_both_tools_are_named_for_the_offer() -> None:
+    family = ToolDataFlow()
+    edge = {"from": {"tool": "new_*", "result": ""}, "to": {"tool": "pay", "argument": "/id"}}
+    named = list(family.tools_named(family.adapter.validate_python([EDGE, edge])))
+    assert [(ref.path, ref.written) for ref in named] == [
+        ((0, "from", "tool"), "create_order"),
+        ((0, "to", "tool"), "pay"),
+        ((1, "from", "tool"), "new_*"),
+        ((1, "to", "tool"), "pay"),
+    ]
+    assert named[2].accepts("new_order") and not named[2].accepts("old_order")
+
+
+def test_a_pointer_to_the_whole_result_is_admitted(registry: Registry, replay: RunMode) -> None:
+    edge = {**EDGE, "from": {"tool": "create_order", "result": ""}}
+    admit_data(case([edge]), registry, replay, source="case.json")
+
+
+def test_an_empty_list_declares_nothing(registry: Registry, replay: RunMode) -> None:
+    data = case([], tools_used=["pay"])
+    admitted = admit_data(data, registry, replay, source="case.json")
+    assert [check.check for check in admitted.grade(RunRecord())] == ["tools_used: pay"]
 
 
 def test_an_edge_the_script_satisfies_is_refused_for_the_reference_agent(
@@ -315,6 +439,41 @@ def test_check_finds_a_consumer_never_given_the_argument_even_if_the_producer_ru
     ]
     # Given the argument, a producer that runs for real may return the value.
     assert findings(case([EDGE]), registry, replay) == []
+
+
+def test_check_finds_a_producer_the_script_never_calls(registry: Registry, replay: RunMode) -> None:
+    edge = {**EDGE, "from": {"tool": "quote", "result": "/id"}}
+    assert findings(case([edge]), registry, replay) == [
+        'case.json: expects.tool_data_flow[0].from.tool="quote": the script never calls '
+        "'quote': can never pass"
+    ]
+
+
+def test_check_needs_only_one_consumer_call_with_the_argument(
+    registry: Registry, replay: RunMode
+) -> None:
+    edge = {**EDGE, "to": {"tool": "pay", "argument": "/amount"}}
+    data = case([edge])
+    data["turns"][0]["steps"][0]["response"]["tool_calls"].append(
+        {"id": "c3", "name": "pay", "arguments": {"amount": 3}}
+    )
+    data["tool_results"]["pay"].append({"result": "paid"})
+    assert findings(data, registry, replay) == []
+
+
+def test_check_grades_only_when_every_producer_result_is_scripted(
+    registry: Registry, replay: RunMode
+) -> None:
+    edge = {**EDGE, "from": {"tool": "create_*", "result": "/order/id"}}
+    data = case([edge], produced={"order": {"id": "Z9"}})
+    data["turns"][0]["steps"][0]["response"]["tool_calls"].insert(
+        0, {"id": "c0", "name": "create_draft", "arguments": {}}
+    )
+    # create_draft runs for real (an unknown tool here, but the script cannot say so).
+    assert findings(data, registry, replay) == []
+    del data["turns"][0]["steps"][0]["response"]["tool_calls"][0]
+    (found,) = findings(data, registry, replay)
+    assert found.endswith('/order_id "A1": can never pass')
 
 
 def test_check_finds_a_side_the_script_never_calls(registry: Registry, replay: RunMode) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -106,7 +106,7 @@ class ToolDataFlow(Family[list[FlowEdge]]):
     """A value a producer call returned is given to a later consumer call."""
 
     name = "tool_data_flow"
-    params = Annotated[list[FlowEdge], Field(min_length=1)]
+    params = list[FlowEdge]
     description = (
         "a value from one call's result (tool and JSON pointer) is given to a later call's "
         "arguments (tool and pointer)"
@@ -260,7 +260,7 @@ class ToolDataFlow(Family[list[FlowEdge]]):
             return CheckResult(
                 check,
                 False,
-                f"every {edge.to.tool} call with {edge.to.argument} comes before the first "
+                f"no call to {edge.to.tool} with {edge.to.argument} comes after the first "
                 f"{edge.source.tool} result with a value ({labels[first]})",
             )
         nearest = max(ordered, key=lambda pq: (_likeness(values[pq[0]], given[pq[1]]), -pq[1]))
