@@ -231,6 +231,97 @@ def test_many_grounded_values_are_counted() -> None:
     assert check.detail.endswith("id AB15 in list[0] (turn 0, call 0); ... and 1 more")
 
 
+def test_more_grounded_and_nearest_misses() -> None:
+    cases = [
+        # a code before the number, and after it
+        ({"kinds": ["amount"]}, "USD 1250 or 1250 AUD", (LOOKUP,), "2 values grounded"),
+        # a url's own last character is kept; only a sentence's stop goes
+        (
+            {"kinds": ["url"]},
+            "See https://example.com/BOX, https://example.com/b/1; or https://example.com/b/1!",
+            (call("list", "https://example.com/BOX https://example.com/b/1"),),
+            "2 values grounded: url https://example.com/BOX in list[0] (turn 0, call 0); url "
+            "https://example.com/b/1 in list[0] (turn 0, call 0)",
+        ),
+        # kinds and patterns together
+        (
+            {"kinds": ["url"], "patterns": ["BK-[0-9]+"]},
+            "BK-482913 at https://example.com/b/1",
+            (LOOKUP,),
+            "2 values grounded: url https://example.com/b/1 in lookup[0] (turn 0, call 0); "
+            "/BK-[0-9]+/ BK-482913 in lookup[0] (turn 0, call 0)",
+        ),
+        # a failed call that does not hold the value is not where it occurs
+        (
+            {"kinds": ["id"]},
+            "AB12",
+            (call("x", "down", ok=False), call("y", "AB13 AB14")),
+            '1 value of 1 in no tool result nor user input: id AB12 (nearest: "AB13" in '
+            "y[0] (turn 0, call 1))",
+        ),
+        # of equally near tokens, the first; exactly half alike is near enough
+        (
+            {"kinds": ["id"], "sources": ["results"]},
+            "AB12",
+            (call("y", "AB99"),),
+            '1 value of 1 in no tool result: id AB12 (nearest: "AB99" in y[0] (turn 0, call 0))',
+        ),
+        # nothing to compare with at all
+        (
+            {"kinds": ["id"], "sources": ["results"]},
+            "AB12",
+            (call("y", ""),),
+            "1 value of 1 in no tool result: id AB12 (nothing like it in the sources)",
+        ),
+        # of equally near numbers, the first found
+        (
+            {"kinds": ["number"], "sources": ["results"]},
+            "It is 5",
+            (call("y", "6 or 4"),),
+            "1 value of 1 in no tool result: number 5 (nearest: 6 in y[0] (turn 0, call 0))",
+        ),
+    ]
+    for raw, answer, calls, detail in cases:
+        check = grounded(raw, run(answer, *calls))
+        assert check.detail.startswith(detail), (answer, check.detail)
+
+
+def test_a_pattern_the_worker_cannot_search_fails_its_check() -> None:
+    # Admission refuses such a pattern; grading still fails closed on one.
+    check = grounded({"patterns": ["("]}, run("x"))
+    assert not check.passed
+    assert check.detail.startswith("the search for /(/ failed: error: ")
+
+
+def test_the_schema_and_the_registry_describe_the_families() -> None:
+    family = ResponseGrounded()
+    properties = family.adapter.json_schema()["properties"]
+    assert {key: value["description"] for key, value in properties.items()} == {
+        "kinds": "id (letters and digits mixed, BK-482913), number, amount (a number with $, "
+        "EUR...), url",
+        "patterns": "regular expressions: each match in the answer must occur in a source",
+        "sources": "where a value may come from: results (of calls that succeeded), "
+        "user_input; both by default",
+    }
+    assert family.description == (
+        "every id, number, amount, url (kinds) or pattern match in the final response occurs "
+        "in a successful tool result or the user input"
+    )
+    claims_family = ResponseClaimsBacked()
+    claim = claims_family.adapter.json_schema()["$defs"]["BackedClaim"]["properties"]
+    assert claim["claim"]["description"] == (
+        "the phrase that makes the claim (refunded): any case, whole words"
+    )
+    assert claim["match"]["description"] == (
+        "how the arguments are compared: partial (the default with arguments), exact, subset, "
+        "ignore (the default without), paths"
+    )
+    assert claims_family.description == (
+        "an answer that makes the claim (a phrase) is backed by a successful call to the tool "
+        "(optionally with arguments)"
+    )
+
+
 def test_a_value_said_twice_is_one_value() -> None:
     check = grounded({"kinds": ["id"]}, run("BK-482913, yes BK-482913", LOOKUP))
     assert check.detail == "1 value grounded: id BK-482913 in lookup[0] (turn 0, call 0)"
@@ -346,6 +437,71 @@ def test_several_failed_calls_are_listed() -> None:
     failed = [call("refund", f"error {n}", ok=False) for n in range(6)]
     (check,) = claims([REFUND], run("refunded", *failed))
     assert check.detail.count(" failed: ") == 5
+    (check,) = claims([REFUND], run("refunded", *failed[:2]))
+    assert check.detail == (
+        "the final response claims 'refunded', but no such call succeeded: refund[0] (turn 0, "
+        'call 0) failed: "error 0"; refund[1] (turn 0, call 1) failed: "error 1"'
+    )
+
+
+def test_the_nearest_call_differs_least_and_shows_three_differences() -> None:
+    entry = {"claim": "refunded", "tool": "refund", "arguments": {"a": 1, "b": 2, "c": 3, "d": 4}}
+    far = call("refund", "ok", a=0, b=0, c=0, d=0)
+    near = call("refund", "ok", a=1, b=0, c=0, d=0)
+    (check,) = claims([entry], run("refunded", far, near))
+    assert check.detail == (
+        "the final response claims 'refunded', but no call to refund has the arguments: "
+        "nearest refund[1] (turn 0, call 1), arguments differ: /b: expected 2, got 0; "
+        "/c: expected 3, got 0; /d: expected 4, got 0"
+    )
+    (check,) = claims([entry], run("refunded", far, call("refund", "ok", a=0, b=0, c=0, d=0)))
+    assert check.detail.startswith(
+        "the final response claims 'refunded', but no call to refund has the arguments: "
+        "nearest refund[0] (turn 0, call 0), arguments differ: /a: expected 1, got 0; "
+        "/b: expected 2, got 0; /c: expected 3, got 0"
+    )
+    assert check.detail.endswith("got 0")
+
+
+def test_claims_name_their_tools_for_the_offer() -> None:
+    family = ResponseClaimsBacked()
+    params = family.adapter.validate_python([REFUND, {"claim": "sent", "tool": "mail_*"}])
+    named = list(family.tools_named(params))
+    assert [(ref.path, ref.written) for ref in named] == [
+        ((0, "tool"), "refund"),
+        ((1, "tool"), "mail_*"),
+    ]
+    assert named[1].accepts("mail_send") and not named[1].accepts("refund")
+
+
+def test_a_claim_with_punctuation_and_an_empty_argument_is_admitted(
+    registry: Registry, replay: RunMode
+) -> None:
+    entry = {"claim": "refunded!", "tool": "refund", "arguments": {"note": ""}}
+    admit_data(case({"response_claims_backed": [entry]}), registry, replay, source="case.json")
+
+
+def test_settled_names_every_entry_the_script_settles() -> None:
+    from zeroclaw_eval.grading.script import Script, ScriptedCall
+
+    family = ResponseClaimsBacked()
+    params = family.adapter.validate_python(
+        [{"claim": "cancelled", "tool": "refund"}, {"claim": "moved", "tool": "refund"}, REFUND]
+    )
+    script = Script((ScriptedCall(0, "refund", {}, "ok"),), ("refunded",), "refunded")
+    assert [(p.path, p.message) for p in family.settled(params, script)] == [
+        ((0, "claim"), "the scripted answer never claims 'cancelled', so the check passes"),
+        ((1, "claim"), "the scripted answer never claims 'moved', so the check passes"),
+        ((2, "claim"), "a scripted call to 'refund' with a scripted success backs it"),
+    ]
+    runs = Script((ScriptedCall(0, "refund", {}),), ("refunded",), "refunded")
+    assert list(family.settled(params, runs))[2:] == []  # the tool runs: it may fail
+
+
+def test_five_grounded_values_are_all_listed() -> None:
+    result = json.dumps(["AB11", "AB12", "AB13", "AB14", "AB15"])
+    check = grounded({"kinds": ["id"]}, run("AB11 AB12 AB13 AB14 AB15", call("list", result)))
+    assert check.detail.endswith("id AB15 in list[0] (turn 0, call 0)")
 
 
 def test_claims_compare_arguments_partially_by_default() -> None:
@@ -460,6 +616,18 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
         {"response_grounded": {"patterns": [""]}},
         'expects.response_grounded.patterns[0]="": must not be empty',
     ),
+    "no_kind": (
+        {"response_grounded": {"kinds": []}},
+        "expects.response_grounded.kinds: must not be empty",
+    ),
+    "no_pattern": (
+        {"response_grounded": {"kinds": ["id"], "patterns": []}},
+        "expects.response_grounded.patterns: must not be empty",
+    ),
+    "no_source": (
+        {"response_grounded": {"kinds": ["id"], "sources": []}},
+        "expects.response_grounded.sources: must not be empty",
+    ),
     "a_claim_of_no_word": (
         {"response_claims_backed": [REFUND, {"claim": "!!", "tool": "refund"}]},
         'expects.response_claims_backed[1].claim="!!": has no word in it: it can claim nothing',
@@ -474,7 +642,11 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     ),
     "no_claim": (
         {"response_claims_backed": []},
-        "expects.response_claims_backed: must not be empty",
+        "expects: declares nothing that would produce a check (every entry is empty)",
+    ),
+    "an_empty_claim": (
+        {"response_claims_backed": [{"claim": "", "tool": "refund"}]},
+        'expects.response_claims_backed[0].claim="": must not be empty',
     ),
 }
 
@@ -487,6 +659,22 @@ def test_admission_refuses(
 
 
 SETTLED = "cannot fail for agent 'reference', which plays the script as written: "
+
+
+def test_an_empty_pattern_is_refused_by_its_type(registry: Registry, replay: RunMode) -> None:
+    data = case({"response_grounded": {"patterns": [""]}})
+    assert refusal(data, registry, replay) == (
+        'expects.response_grounded.patterns[0]="": must not be empty'
+    )
+
+
+def test_a_pattern_nested_too_deeply_is_refused(registry: Registry, replay: RunMode) -> None:
+    data = case(
+        {"response_grounded": {"kinds": ["id"], "patterns": ["x", "(" * 2000 + ")" * 2000]}}
+    )
+    message = refusal(data, registry, replay)
+    assert message.startswith("expects.response_grounded.patterns[1]")
+    assert message.endswith(": not a valid regular expression: nested too deeply")
 
 
 def test_an_answer_the_fixture_grounds_itself_is_refused_for_the_reference_agent(
@@ -591,6 +779,20 @@ def test_check_reads_only_the_sources_named(registry: Registry, replay: RunMode)
         tool_results=REFUND_OK,
     )
     assert len(findings(data, registry, replay)) == 1
+
+
+def test_check_finds_each_claim_no_scripted_call_backs(registry: Registry, replay: RunMode) -> None:
+    data = case(
+        {"response_claims_backed": [REFUND, {**REFUND_20, "arguments": {"amount": 5}}]},
+        tool_results={"refund": [{"result": "declined", "error": True}]},
+    )
+    assert [found.split(": ", 2)[1] for found in findings(data, registry, replay)] == [
+        'expects.response_claims_backed[0].claim="refunded"',
+        'expects.response_claims_backed[1].claim="refunded"',
+    ]
+    # A call whose tool runs for real may back the claim: no finding.
+    ran = case({"response_claims_backed": [{"claim": "booked", "tool": "echo"}]}, "booked")
+    assert findings(ran, registry, replay) == []
 
 
 def test_check_finds_a_claim_whose_scripted_call_fails(registry: Registry, replay: RunMode) -> None:

@@ -166,18 +166,15 @@ def sources_of(run: RunRecord, params: GroundedValues) -> list[_Source]:
     """The texts the entry's values may come from: each user input and each result
     of a call that crossed the boundary; a failed call's error text is kept, unusable,
     so that a detail can say a value occurs only there."""
-    found: list[_Source] = []
-    if "user_input" in params.sources:
-        found += [
-            _Source(f"the user input of turn {turn}", text)
-            for turn, text in enumerate(run.user_inputs)
-        ]
-    if "results" in params.sources:
-        labels = call_labels(run.calls, run)
-        found += [
-            _Source(labels[n], call.result, call.succeeded) for n, call in enumerate(run.calls)
-        ]
-    return found
+    users = [
+        _Source(f"the user input of turn {turn}", text) for turn, text in enumerate(run.user_inputs)
+    ]
+    labels = call_labels(run.calls, run)
+    results = [_Source(labels[n], call.result, call.succeeded) for n, call in enumerate(run.calls)]
+    return [
+        *(users if "user_input" in params.sources else ()),
+        *(results if "results" in params.sources else ()),
+    ]
 
 
 def _holds(source: str, value: _Value) -> bool:
@@ -254,18 +251,17 @@ class ResponseGrounded(Family[GroundedValues]):
             yield Problem(("kinds",), "names a kind twice")
         if len(set(params.sources)) < len(params.sources):
             yield Problem(("sources",), "names a source twice")
-        for index, pattern in enumerate(params.patterns or ()):
-            try:
-                compiled = re.compile(pattern)
-            except (re.error, OverflowError) as exc:
-                yield Problem(("patterns", index), f"not a valid regular expression: {exc}")
-                continue
-            except RecursionError:
-                yield Problem(
-                    ("patterns", index), "not a valid regular expression: nested too deeply"
-                )
-                continue
-            if compiled.fullmatch("") is not None:
+        # A pattern is refused as response_matches refuses one; one that compiles is
+        # also refused when it matches the empty string.
+        from zeroclaw_eval.builtin.response import ResponseMatches
+
+        patterns = params.patterns or []
+        refused = [
+            (("patterns", *p.path), p.message) for p in ResponseMatches().rules(patterns, {})
+        ]
+        yield from (Problem(path, message) for path, message in refused)
+        for index, pattern in enumerate(patterns):
+            if ("patterns", index) not in dict(refused) and re.fullmatch(pattern, "") is not None:
                 yield Problem(
                     ("patterns", index),
                     "matches the empty string: it finds nothing to ground, so it asserts nothing",
@@ -380,7 +376,7 @@ class ResponseClaimsBacked(Family[list[BackedClaim]]):
     boundary and succeeded."""
 
     name = "response_claims_backed"
-    params = Annotated[list[BackedClaim], Field(min_length=1)]
+    params = list[BackedClaim]
     description = (
         "an answer that makes the claim (a phrase) is backed by a successful call to the "
         "tool (optionally with arguments)"
@@ -433,11 +429,10 @@ class ResponseClaimsBacked(Family[list[BackedClaim]]):
 
         if script.final_response is None:
             return
+        # A call whose tool runs for real is played as a success: one that fits the
+        # entry may back the claim, and no finding is made.
         played = script.played()
         for index, entry in enumerate(params):
-            fits = name_matcher(entry.tool)
-            if any(fits(c.name) and c.result is None for c in script.calls):
-                continue  # the tool runs for real: it may succeed
             check = self._grade_one(entry, played)
             if not check.passed:
                 yield Finding((index, "claim"), f"{check.detail}: can never pass")
