@@ -11,11 +11,22 @@ CLI runs are in tests/test_evidence_cli.py.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
-from zeroclaw_eval import AdmissionError, RecordedCall, Registry, RunMode, RunRecord
+from zeroclaw_eval import (
+    AdmissionError,
+    Family,
+    Problem,
+    RecordedCall,
+    Registry,
+    RunMode,
+    RunRecord,
+    get_plugin_manager,
+    hookimpl,
+)
 from zeroclaw_eval.builtin.evidence import ResponseClaimsBacked, ResponseGrounded
 from zeroclaw_eval.case.admission import admit_data
 from zeroclaw_eval.case.consistency import inconsistencies
@@ -807,3 +818,48 @@ def test_check_finds_a_claim_whose_scripted_call_fails(registry: Registry, repla
     ]
     ran = case({"response_claims_backed": [REFUND]})  # refund runs: it may succeed
     assert findings(ran, registry, replay) == []
+
+
+# --- admission's reading of the script ----------------------------------------------
+
+
+class _SettledRaises(Family[list[str]]):
+    """A plugin family whose settled() has a bug."""
+
+    name = "settled_raises"
+    params = list[str]
+
+    def settled(self, params: list[str], script: Any) -> Iterable[Problem]:
+        raise KeyError("bug in settled")
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        return [CheckResult(self.name, False, "x")]
+
+
+class _SettledPlugin:
+    @hookimpl
+    def zeroclaw_eval_register_families(self, register: Any) -> None:
+        register(_SettledRaises())
+
+
+def test_a_family_whose_settled_raises_is_refused_naming_its_plugin(
+    replay: RunMode, reference: Any
+) -> None:
+    pm = get_plugin_manager(load_entry_points=False)
+    pm.register(_SettledPlugin(), name="acme-settled")
+    registry = Registry.from_plugin_manager(pm)
+    data = case({"settled_raises": ["x"]})
+    assert refusal(data, registry, replay, reference) == (
+        "expects.settled_raises: family 'settled_raises' of plugin 'acme-settled' failed "
+        "during admission: KeyError: 'bug in settled'"
+    )
+
+
+def test_settled_is_asked_only_of_the_reference_agent_in_a_mode_that_replays(
+    registry: Registry, replay: RunMode, reference: Any
+) -> None:
+    data = case({"response_claims_backed": [{"claim": "cancelled", "tool": "refund"}]})
+    live = registry.modes["live"].obj  # the model writes the answer: nothing is settled
+    admit_data(data, registry, live, source="case.json", agent=reference)
+    never = case({"response_claims_backed": [{"claim": "cancelled", "tool": "refund"}]})
+    assert "cannot fail for agent 'reference'" in refusal(never, registry, replay, reference)
