@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval import AdmissionError, RecordedCall, Registry, RunMode, RunRecord
+from zeroclaw_eval import RecordedCall, Registry, RunMode, RunRecord
 from zeroclaw_eval.builtin.dataflow import ToolDataFlow
 from zeroclaw_eval.case.admission import admit_data
-from zeroclaw_eval.case.consistency import inconsistencies
 from zeroclaw_eval.report.model import CheckResult
+
+from .admitting import findings, refusal
 
 EDGE = {
     "from": {"tool": "create_order", "result": "/order/id"},
@@ -267,12 +268,6 @@ def case(
     return data
 
 
-def refusal(data: dict[str, Any], registry: Registry, replay: RunMode, agent: Any = None) -> str:
-    with pytest.raises(AdmissionError) as refused:
-        admit_data(data, registry, replay, source="case.json", agent=agent)
-    return f"{refused.value.field}: {refused.value.message}"
-
-
 @pytest.mark.parametrize(
     ("edge", "expects", "message"),
     [
@@ -405,11 +400,6 @@ def test_an_edge_the_script_satisfies_is_refused_for_the_reference_agent(
         '(turn 0, call 0) /order/id "A1" -> pay[0] (turn 0, call 1) /order_id "A1"'
     )
     admit_data(data, registry, replay, source="case.json")  # any other agent: it can fail
-
-
-def findings(data: dict[str, Any], registry: Registry, replay: RunMode) -> list[str]:
-    admitted = admit_data(data, registry, replay, source="case.json")
-    return [str(problem) for problem in inconsistencies(admitted, True) if problem.error]
 
 
 def test_check_finds_a_scripted_producer_result_without_the_pointer(

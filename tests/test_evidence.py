@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval import (
-    AdmissionError,
     Family,
     Problem,
     RecordedCall,
@@ -29,8 +28,9 @@ from zeroclaw_eval import (
 )
 from zeroclaw_eval.builtin.evidence import ResponseClaimsBacked, ResponseGrounded
 from zeroclaw_eval.case.admission import admit_data
-from zeroclaw_eval.case.consistency import inconsistencies
 from zeroclaw_eval.report.model import CheckResult
+
+from .admitting import findings, refusal
 
 BOOKING = json.dumps({"booking": "BK-482913", "total": 1250, "url": "https://example.com/b/1"})
 
@@ -589,12 +589,6 @@ def reference(registry: Registry) -> Any:
     return registry.agents["reference"].obj
 
 
-def refusal(data: dict[str, Any], registry: Registry, replay: RunMode, agent: Any = None) -> str:
-    with pytest.raises(AdmissionError) as refused:
-        admit_data(data, registry, replay, source="case.json", agent=agent)
-    return f"{refused.value.field}: {refused.value.message}"
-
-
 REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     "nothing_to_ground": (
         {"response_grounded": {"sources": ["results"]}},
@@ -758,11 +752,6 @@ def test_claims_whose_backing_call_can_fail_are_admitted(
 
 
 # --- eval check ---------------------------------------------------------------------
-
-
-def findings(data: dict[str, Any], registry: Registry, replay: RunMode) -> list[str]:
-    admitted = admit_data(data, registry, replay, source="case.json")
-    return [str(problem) for problem in inconsistencies(admitted, True) if problem.error]
 
 
 def test_check_finds_an_answer_no_scripted_result_grounds(
