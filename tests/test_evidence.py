@@ -471,7 +471,7 @@ def test_the_nearest_call_differs_least_and_shows_three_differences() -> None:
         "nearest refund[0] (turn 0, call 0), arguments differ: /a: expected 1, got 0; "
         "/b: expected 2, got 0; /c: expected 3, got 0"
     )
-    assert check.detail.endswith("got 0")
+    assert check.detail.endswith("/c: expected 3, got 0")  # three differences, not four
 
 
 def test_claims_name_their_tools_for_the_offer() -> None:
