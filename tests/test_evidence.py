@@ -499,13 +499,13 @@ def test_settled_names_every_entry_the_script_settles() -> None:
     params = family.adapter.validate_python(
         [{"claim": "cancelled", "tool": "refund"}, {"claim": "moved", "tool": "refund"}, REFUND]
     )
-    script = Script((ScriptedCall(0, "refund", {}, "ok"),), ("refunded",), "refunded")
+    script = Script((ScriptedCall(0, "refund", result="ok"),), ("refunded",), "refunded")
     assert [(p.path, p.message) for p in family.settled(params, script)] == [
         ((0, "claim"), "the scripted answer never claims 'cancelled', so the check passes"),
         ((1, "claim"), "the scripted answer never claims 'moved', so the check passes"),
         ((2, "claim"), "a scripted call to 'refund' with a scripted success backs it"),
     ]
-    runs = Script((ScriptedCall(0, "refund", {}),), ("refunded",), "refunded")
+    runs = Script((ScriptedCall(0, "refund"),), ("refunded",), "refunded")
     assert list(family.settled(params, runs))[2:] == []  # the tool runs: it may fail
 
 

@@ -768,6 +768,17 @@ DEFINITIONS = {
                 "title": "Optional",
                 "type": "boolean",
             },
+            "batch": {
+                "default": None,
+                "description": (
+                    "steps with the same batch number (next to each other, in in_order or "
+                    "exact) pair with calls the model asked for in one reply, in any order "
+                    "among them; the batch keeps its place among the other steps"
+                ),
+                "minimum": 0,
+                "title": "Batch",
+                "type": ["integer", "null"],
+            },
         },
         "required": ["tool"],
         "title": "SequenceStep",

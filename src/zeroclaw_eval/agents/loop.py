@@ -80,13 +80,13 @@ class Agent:
                 )
             self.history.append(_assistant_tool_message(reply))
             for request in reply.tool_calls:
-                call = self._dispatch(turn, request)
+                call = self._dispatch(turn, request, len(self.record.requests) - 1)
                 self.record.calls.append(call)
                 self.history.append(
                     {"role": "tool", "tool_call_id": call.call_id, "content": call.result}
                 )
 
-    def _dispatch(self, turn: int, request: ToolCallRequest) -> RecordedCall:
+    def _dispatch(self, turn: int, request: ToolCallRequest, response: int) -> RecordedCall:
         tool = self.tools.get(request.name)
         if tool is None:
             result = ToolResult(f"unknown tool '{request.name}'", success=False)
@@ -99,6 +99,7 @@ class Agent:
             arguments=request.arguments,
             result=result.output,
             succeeded=result.success,
+            response=response,
         )
 
 

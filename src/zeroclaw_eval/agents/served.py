@@ -172,6 +172,8 @@ class ServedTools:
                 dispatch.arguments,
                 dispatch.result,
                 dispatch.succeeded,
+                # The model call it answers says which reply asked for it.
+                by_dispatch[id(dispatch)].step if id(dispatch) in by_dispatch else None,
             )
             for index, dispatch in enumerate(self.dispatches)
         ]

@@ -145,11 +145,15 @@ def _recorded(call: WireCall, dialect: Dialect, in_step: int) -> RecordedCall:
             result = dialect.read_block(call.shown, alone)
         else:
             result = dialect.read_result(call.shown, call.call_id, call.name)
-        return RecordedCall(call.turn, call.call_id, call.name, call.arguments, result, True)
+        return RecordedCall(
+            call.turn, call.call_id, call.name, call.arguments, result, True, call.step
+        )
     where = (
         "showed the model no result for it in its next request"
         if dialect.flattens
         else f'sent no role "tool" message with tool_call_id {call.call_id!r} after the call'
     )
     missing = f"tool '{call.name}': no result came back: the agent {where}"
-    return RecordedCall(call.turn, call.call_id, call.name, call.arguments, missing, False)
+    return RecordedCall(
+        call.turn, call.call_id, call.name, call.arguments, missing, False, call.step
+    )

@@ -26,6 +26,12 @@ expected value may be a matcher (:mod:`zeroclaw_eval.util.jsonmatch`:
 (:mod:`zeroclaw_eval.grading.alignment`), never a first fit, and a failure shows
 it: which step took which call, which step found none and the nearest call with
 its argument difference, which call no step accounts for.
+
+In the ordered modes, steps that share a ``batch`` number are one *batch*: calls
+the model asked for in one reply (:attr:`RecordedCall.response`), in any order
+among them, every one after the steps before the batch and before the steps
+after it. The pairing stays exact: a dynamic programme over the steps and the
+calls in which a batch takes a whole reply.
 """
 
 from __future__ import annotations
@@ -113,6 +119,12 @@ class SequenceStep(CallPattern):
     optional: bool = Field(
         False, description="the step may pair with no call (exact and calls_only_among)"
     )
+    batch: NonNegativeInt | None = Field(
+        None,
+        description="steps with the same batch number (next to each other, in in_order "
+        "or exact) pair with calls the model asked for in one reply, in any order among "
+        "them; the batch keeps its place among the other steps",
+    )
 
 
 class SequenceEntry(Params):
@@ -184,9 +196,42 @@ class ToolSequence(Family[list[SequenceEntry]]):
                         f"the script never calls {step.tool!r}{scope}: this step can never "
                         "pair, so the entry can never pass",
                     )
+            yield from _scripted_batches(entry, script, index)
 
     def grade(self, params: list[SequenceEntry], run: RunRecord) -> list[CheckResult]:
         return [_grade_entry(self.name, entry, run) for entry in params]
+
+
+def _scripted_batches(entry: SequenceEntry, script: Script, index: int) -> Iterator[Finding]:
+    """A batch whose tools no scripted reply asks for together can never pair."""
+    from zeroclaw_eval.grading import alignment
+    from zeroclaw_eval.grading.script import Finding
+
+    replies: dict[int, list[str]] = {}
+    for call in script.calls:
+        if entry.turn is None or call.turn == entry.turn:
+            replies.setdefault(call.reply, []).append(call.name)
+    for block in batches(entry):
+        if len(block) < 2:
+            continue
+        fits = [name_matcher(entry.steps[number].tool) for number in block]
+        if not any(
+            len(
+                alignment.any_order(
+                    [[p for p, name in enumerate(names) if fit(name)] for fit in fits],
+                    [True] * len(fits),
+                    len(names),
+                )
+            )
+            == len(fits)
+            for names in replies.values()
+        ):
+            tools = ", ".join(entry.steps[number].tool for number in block)
+            yield Finding(
+                (index, "steps", block[0], "batch"),
+                f"no scripted reply asks for {tools} together: this batch can never pair, "
+                "so the entry can never pass",
+            )
 
 
 # --- admission ------------------------------------------------------------------
@@ -211,6 +256,7 @@ def _entry_problems(
             "unordered means the same multiset of calls as the steps; for steps that may "
             "go unused, use calls_only_among",
         )
+    yield from _batch_problems(entry, at)
     required = len(entry.steps) - len(optional)
     if required == 0:
         if mode != "calls_only_among":
@@ -250,6 +296,56 @@ def _entry_problems(
         if not step.optional and step.tool in banned:
             yield Problem(
                 (*at, "steps", number, "tool"), f"contradicts tools_not_used naming {step.tool!r}"
+            )
+
+
+def batches(entry: SequenceEntry) -> list[list[int]]:
+    """The entry's steps in blocks, in order: a batch's steps together, any other
+    step alone (admission has checked that a batch's steps are adjacent)."""
+    blocks: list[list[int]] = []
+    for number, step in enumerate(entry.steps):
+        previous = entry.steps[number - 1].batch if number else None
+        if step.batch is not None and blocks and step.batch == previous:
+            blocks[-1].append(number)
+        else:
+            blocks.append([number])
+    return blocks
+
+
+def _batch_problems(entry: SequenceEntry, at: tuple[str | int, ...]) -> Iterator[Problem]:
+    """A batch outside the ordered modes, of one step, split by other steps, or
+    holding an optional step."""
+    numbered = [(n, step) for n, step in enumerate(entry.steps) if step.batch is not None]
+    if not numbered:
+        return
+    if entry.mode not in ORDERED:
+        yield Problem(
+            (*at, "steps", numbered[0][0], "batch"),
+            f"batches are read in in_order and exact, which keep the order across them; "
+            f"{entry.mode} pairs in any order",
+        )
+        return
+    seen: dict[int, int] = {}
+    for number, step in numbered:
+        batch = step.batch
+        assert batch is not None
+        if batch in seen and entry.steps[number - 1].batch != batch:
+            yield Problem(
+                (*at, "steps", number, "batch"),
+                f"batch {batch} is split: its steps must be next to each other "
+                f"(it began at step {seen[batch]})",
+            )
+        seen.setdefault(batch, number)
+        if step.optional:
+            yield Problem(
+                (*at, "steps", number, "optional"),
+                "a batch's steps are asked for together: a step of one cannot be optional",
+            )
+    for batch, first in seen.items():
+        if sum(1 for _, step in numbered if step.batch == batch) == 1:
+            yield Problem(
+                (*at, "steps", first, "batch"),
+                f"batch {batch} has one step: a batch groups two or more calls of one reply",
             )
 
 
@@ -353,8 +449,12 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     finder = Candidates(calls)
     candidates = [finder.of(step) for step in entry.steps]
     required = [not step.optional for step in entry.steps]
-    pair = alignment.in_order if entry.mode in ORDERED else alignment.any_order
-    pairs = pair(candidates, required, len(calls))
+    blocks = batches(entry) if entry.mode in ORDERED else []
+    if blocks and len(blocks) < len(entry.steps):  # some steps are batched
+        pairs = in_order_batched(blocks, candidates, required, calls)
+    else:
+        pair = alignment.in_order if entry.mode in ORDERED else alignment.any_order
+        pairs = pair(candidates, required, len(calls))
     missing = [n for n, needed in enumerate(required) if needed and n not in pairs]
     taken = set(pairs.values())
     extra = [p for p in range(len(calls)) if p not in taken] if entry.mode in CLOSED else []
@@ -362,7 +462,7 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     view = _View(entry, calls, run, pairs)
     if not missing and not extra:
         return CheckResult(check, True, view.alignment())
-    problems = [view.unpaired_step(n) for n in missing[:SHOWN_PROBLEMS]]
+    problems = view.unpaired(missing[:SHOWN_PROBLEMS])
     if len(missing) > SHOWN_PROBLEMS:
         problems.append(f"... and {len(missing) - SHOWN_PROBLEMS} more steps with no call")
     problems += [
@@ -372,6 +472,79 @@ def _grade_entry(family: str, entry: SequenceEntry, run: RunRecord) -> CheckResu
     if len(extra) > SHOWN_PROBLEMS:
         problems.append(f"... and {len(extra) - SHOWN_PROBLEMS} more extra calls")
     return CheckResult(check, False, "; ".join([*problems, view.alignment()]))
+
+
+def in_order_batched(
+    blocks: Sequence[Sequence[int]],
+    candidates: Sequence[Sequence[int]],
+    required: Sequence[bool],
+    calls: Sequence[RecordedCall],
+) -> dict[int, int]:
+    """The best ordered pairing (step -> call) when some steps are batched.
+
+    ``blocks`` are the steps in order, a batch's steps in one block. A block of
+    one step pairs with one call after the calls the blocks before it took; a
+    batch takes a whole reply (the calls with one ``response``) whose calls all
+    come after them, its steps paired with calls of that reply in any order, all
+    of them or none. As :func:`~zeroclaw_eval.grading.alignment.in_order`, the
+    best pairing pairs the most required steps, then the most steps.
+    """
+    from zeroclaw_eval.grading import alignment
+
+    count = len(calls)
+    heavy = len(candidates) + 2
+    replies: dict[int, list[int]] = {}
+    for position, call in enumerate(calls):
+        if call.response is not None:
+            replies.setdefault(call.response, []).append(position)
+    # A reply is taken whole: it ends a prefix of the calls at its last call.
+    ending: dict[int, list[tuple[int, list[int]]]] = {}
+    for positions in replies.values():
+        ending.setdefault(positions[-1] + 1, []).append((positions[0], positions))
+    rows = [[0] * (count + 1)]
+    moves: list[list[Any]] = []
+    for block in blocks:
+        previous = rows[-1]
+        row = [0] * (count + 1)
+        move: list[Any] = [None] * (count + 1)
+        fits = [set(candidates[step]) for step in block]
+        for end in range(count + 1):
+            how: Any = None  # the block pairs with nothing here
+            best = previous[end]
+            if end and row[end - 1] > best:
+                best, how = row[end - 1], "gap"
+            if len(block) == 1:
+                step = block[0]
+                if end and end - 1 in fits[0]:
+                    gained = previous[end - 1] + (heavy if required[step] else 1)
+                    if gained > best:
+                        best, how = gained, {step: end - 1}
+            else:
+                for start, positions in ending.get(end, ()):
+                    inside = [[p for p in positions if p in fit] for fit in fits]
+                    matched = alignment.any_order(inside, [True] * len(block), count)
+                    gained = previous[start] + heavy * len(block)
+                    if len(matched) == len(block) and gained > best:
+                        best = gained
+                        how = (start, {block[s]: call for s, call in matched.items()})
+            row[end], move[end] = best, how
+        rows.append(row)
+        moves.append(move)
+    pairs: dict[int, int] = {}
+    remaining, end = len(blocks), count
+    while remaining and end >= 0:
+        taken = moves[remaining - 1][end]
+        if taken == "gap":
+            end -= 1
+            continue
+        if isinstance(taken, tuple):
+            end = taken[0]
+            pairs.update(taken[1])
+        elif isinstance(taken, dict):
+            pairs.update(taken)
+            end -= 1
+        remaining -= 1
+    return dict(sorted(pairs.items()))
 
 
 class Candidates:
@@ -510,6 +683,11 @@ def argument_differences(step: CallPattern, arguments: dict[str, Any]) -> list[s
 
 def _entry_label(entry: SequenceEntry) -> str:
     names = [step.tool + ("?" if step.optional else "") for step in entry.steps]
+    if any(step.batch is not None for step in entry.steps):
+        names = [
+            names[block[0]] if len(block) == 1 else f"[{', '.join(names[n] for n in block)}]"
+            for block in batches(entry)
+        ]
     if len(names) > 6:
         names = [*names[:5], f"... ({len(names)} steps)"]
     scope = "" if entry.turn is None else f" in turn {entry.turn}"
@@ -576,6 +754,40 @@ class _View:
         if len(self.calls) > 20:
             names += ", ..."
         return f"{plural(len(self.calls), 'call')}{scope}: {names}"
+
+    def unpaired(self, numbers: Sequence[int]) -> list[str]:
+        """What each unpaired required step met: a batch's steps said once, together."""
+        said: set[int] = set()
+        problems = []
+        for number in numbers:
+            batch = self.entry.steps[number].batch
+            if batch is None:
+                problems.append(self.unpaired_step(number))
+            elif batch not in said:
+                said.add(batch)
+                problems.append(self.unpaired_batch(batch))
+        return problems
+
+    def unpaired_batch(self, batch: int) -> str:
+        """A batch that found no reply: its tools, and the replies there were."""
+        steps = [n for n, step in enumerate(self.entry.steps) if step.batch == batch]
+        tools = ", ".join(self.entry.steps[n].tool for n in steps)
+        head = (
+            f"batch {batch} (steps {steps[0]}-{steps[-1]}: {tools}): no reply asked for "
+            "all of them after the calls the steps before took"
+        )
+        replies: dict[int | None, list[str]] = {}
+        for call in self.calls:
+            replies.setdefault(call.response, []).append(call.name)
+        if not self.calls:
+            return f"{head} ({self.observed()})"
+        shown = [
+            f"{'reply ?' if reply is None else f'reply {reply}'}: {', '.join(names)}"
+            for reply, names in list(replies.items())[:SHOWN_PROBLEMS]
+        ]
+        if len(replies) > SHOWN_PROBLEMS:
+            shown.append("...")
+        return f"{head} (calls by reply: {'; '.join(shown)})"
 
     def unpaired_step(self, number: int) -> str:
         """What an unpaired required step met: the nearest call and how it differs."""

@@ -58,20 +58,27 @@ def script_of(
     replies: list[str] = []
     final: str | None = None
     answered = False
+    replied = 0
     for index, turn in enumerate(trace.turns):
         if not turn.steps:
             return None
         for step in turn.steps:
             response = step.response
+            replied += 1
             if isinstance(response, ToolCallsResponse):
                 for call in response.tool_calls:
                     if call.name != dialect.answer_tool:
                         given = next(scripted.get(call.name, iter(())), None)
                         calls.append(
-                            ScriptedCall(index, call.name, call.arguments)
+                            ScriptedCall(index, call.name, replied - 1, call.arguments)
                             if given is None
                             else ScriptedCall(
-                                index, call.name, call.arguments, given.result, given.error
+                                index,
+                                call.name,
+                                replied - 1,
+                                call.arguments,
+                                given.result,
+                                given.error,
                             )
                         )
                         continue

@@ -27,6 +27,11 @@ class RecordedCall:
 
     ``arguments`` are what the agent passed to the tool; ``result`` is the text the
     tool returned, or for a failed call its error text (which names the tool).
+    ``response`` is which model reply asked for the call: the index, across the run,
+    of the request that reply answered (``requests[response]`` where the agent
+    records its requests); ``None`` where nothing ties the call to a reply (a
+    served tool called with no model call asking for it). Calls with one
+    ``response`` are the batch the model asked for at once.
     """
 
     turn: int
@@ -35,6 +40,7 @@ class RecordedCall:
     arguments: dict[str, Any]
     result: str
     succeeded: bool
+    response: int | None = None
 
     @property
     def arguments_json(self) -> str:

@@ -21,7 +21,9 @@ from zeroclaw_eval.report.model import plural
 
 @dataclass(frozen=True)
 class ScriptedCall:
-    """One tool call the script makes, in turn ``turn``, with ``arguments``.
+    """One tool call the script makes, in turn ``turn``, with ``arguments``; ``reply``
+    counts the scripted replies across the run, so calls with one ``reply`` are asked
+    for together.
 
     ``result`` is what the call returns when the fixture scripts it
     (``tool_results``: the tool never runs), ``failed`` whether that result is an
@@ -30,6 +32,7 @@ class ScriptedCall:
 
     turn: int
     name: str
+    reply: int = 0
     arguments: Mapping[str, Any] = field(default_factory=dict)
     result: str | None = None
     failed: bool = False
@@ -67,6 +70,7 @@ class Script:
                 dict(call.arguments),
                 call.result or "",
                 not call.failed,
+                call.reply,
             )
             for number, call in enumerate(self.calls)
         ]
