@@ -329,6 +329,38 @@ FAMILIES: dict[str, tuple[dict[str, Any], RunRecord, RunRecord, str, str]] = {
         "max_cost: 1",
         "n/a: turn 0 request 0: no rate for model 'other' (the rest reported 0)",
     ),
+    "response_grounded": (
+        {"response_grounded": {"kinds": ["id"]}},
+        run("ticket ZC-1024", calls=(call("echo", "ZC-1024"),)),
+        run("ticket ZC-1025", calls=(call("echo", "ZC-1024"),)),
+        "response_grounded: id",
+        '1 value of 1 in no tool result nor user input: id ZC-1025 (nearest: "ZC-1024" in '
+        "echo[0] (turn 0, call 0))",
+    ),
+    "response_claims_backed": (
+        {"response_claims_backed": [{"claim": "echoed", "tool": "echo"}]},
+        run("echoed", calls=(ECHO,)),
+        run("echoed", calls=(call("echo", ok=False, result="tool 'echo': down"),)),
+        "response_claims_backed: 'echoed' needs echo",
+        "the final response claims 'echoed', but no such call succeeded: echo[0] (turn 0, "
+        "call 0) failed: \"tool 'echo': down\"",
+    ),
+    "tool_data_flow": (
+        {
+            "tool_data_flow": [
+                {
+                    "from": {"tool": "echo", "result": "/id"},
+                    "to": {"tool": "echo", "argument": "/message"},
+                }
+            ]
+        },
+        run("x", calls=(call("echo", result='{"id": "hello"}'), ECHO)),
+        run("x", calls=(ECHO, call("echo", result='{"id": "hello"}'))),
+        "tool_data_flow: echo /id -> echo /message",
+        "the value reaches echo only before it was produced: echo[1] (turn 0, call 1) /id "
+        '"hello" -> echo[0] (turn 0, call 0) /message "hello"; the consumer must come after '
+        "the producer",
+    ),
 }
 
 

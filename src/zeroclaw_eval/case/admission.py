@@ -259,7 +259,42 @@ def admit_data(
         if missing:  # worded only then: an agent that misses nothing need not have a label
             for problem in _unobservable(expectations, missing, f"agent {agent.label!r}"):
                 raise _problem(source, data, problem.path, problem.message)
+        if getattr(agent, "passes_replies_through", False) and mode.replays_scripts:
+            for problem in _settled(source, expectations, trace, agent):
+                raise _problem(source, data, problem.path, problem.message)
     return Case(source, trace, expectations, idle_fails)
+
+
+def _settled(
+    source: str, expectations: Sequence[Expectation], trace: LlmTrace, agent: AgentUnderTest
+) -> Iterator[Problem]:
+    """An entry the script settles as passing for ``agent``, which plays it as written
+    (:meth:`~zeroclaw_eval.grading.family.Family.settled`)."""
+    # Most cases have no family that reads the script here: they pay nothing for it.
+    reading = [e for e in expectations if type(e.family).settled is not Family.settled]
+    if not reading:
+        return
+    from zeroclaw_eval.case.consistency import script_of
+
+    script = script_of(trace, True, agent.dialect)
+    if script is None:
+        return
+    for expectation in reading:
+        try:
+            found = list(expectation.family.settled(expectation.params, script))
+        except Exception as exc:  # a plugin's bug must not pass as an admitted case
+            raise AdmissionError(
+                source,
+                dotted(("expects", expectation.name)),
+                f"family {expectation.name!r} of plugin {expectation.plugin!r} failed "
+                f"during admission: {type(exc).__name__}: {exc}",
+            ) from None
+        for problem in found:
+            yield Problem(
+                ("expects", expectation.name, *problem.path),
+                f"cannot fail for agent {agent.label!r}, which plays the script as written: "
+                f"{problem.message}",
+            )
 
 
 def _has_replay_rules(family: Family[Any]) -> bool:

@@ -14,10 +14,9 @@ the model's text). Only scripts that replay (every turn has steps) are read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.agents.dialect import CHAT, Dialect
-from zeroclaw_eval.case.admission import Case
 from zeroclaw_eval.case.fixture import (
     HttpErrorResponse,
     LlmTrace,
@@ -26,6 +25,11 @@ from zeroclaw_eval.case.fixture import (
 )
 from zeroclaw_eval.grading.script import Script, ScriptedCall
 from zeroclaw_eval.util.wording import dotted, shown
+
+if TYPE_CHECKING:
+    # Only a type here: admission reads the script too (Family.settled), so a
+    # runtime import of it would be a cycle.
+    from zeroclaw_eval.case.admission import Case
 
 
 @dataclass(frozen=True)
@@ -49,9 +53,12 @@ def script_of(
     the agent's model writes code (``dialect``): its calls are not in the script.
 
     A call to the dialect's answer tool is the turn's answer, not a call: the answer
-    the agent gives, whatever ``passes_replies_through`` says."""
+    the agent gives, whatever ``passes_replies_through`` says. A call to a tool the
+    fixture scripts results for (``tool_results``) carries its result, taken in
+    call order as the run takes them."""
     if not dialect.model_calls:
         return None
+    scripted = {tool: iter(results) for tool, results in (trace.tool_results or {}).items()}
     calls: list[ScriptedCall] = []
     replies: list[str] = []
     final: str | None = None
@@ -70,7 +77,19 @@ def script_of(
             elif isinstance(response, ToolCallsResponse):
                 for call in response.tool_calls:
                     if call.name != dialect.answer_tool:
-                        calls.append(ScriptedCall(index, call.name, replied - 1))
+                        given = next(scripted.get(call.name, iter(())), None)
+                        calls.append(
+                            ScriptedCall(index, call.name, replied - 1, call.arguments)
+                            if given is None
+                            else ScriptedCall(
+                                index,
+                                call.name,
+                                replied - 1,
+                                call.arguments,
+                                given.result,
+                                given.error,
+                            )
+                        )
                         continue
                     answer = call.arguments.get(dialect.answer_argument or "")
                     final, answered = (answer, True) if isinstance(answer, str) else (None, False)
@@ -87,7 +106,12 @@ def script_of(
                 if response.finish == "length":
                     final = None  # what the agent makes of a cut text is its own
     passed_through = passes_replies_through or answered
-    return Script(tuple(calls), tuple(replies), final if passed_through else None)
+    return Script(
+        tuple(calls),
+        tuple(replies),
+        final if passed_through else None,
+        tuple(turn.user_input for turn in trace.turns),
+    )
 
 
 def inconsistencies(

@@ -146,6 +146,15 @@ class Family(ABC, Generic[P]):
         (see :mod:`zeroclaw_eval.grading.script`). None by default."""
         return ()
 
+    def settled(self, params: P, script: Script) -> Iterable[Problem]:
+        """Entries the script settles as passing, for an agent that plays it as
+        written (the reference loop, in replay): every input of the check is fixed
+        by the fixture (the answer it passes through, the arguments it dispatches as
+        scripted, the results scripted in ``tool_results``), so the check cannot
+        fail and certifies nothing. Admission refuses them, with the reason. None
+        by default."""
+        return ()
+
     @abstractmethod
     def grade(self, params: P, run: RunRecord) -> list[CheckResult]:
         """One :class:`CheckResult` per declared entry, graded against ``run``."""

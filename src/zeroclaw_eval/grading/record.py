@@ -167,7 +167,9 @@ class RunRecord:
     never came has none). ``rates`` prices the usage (``[eval.rates]``) and
     ``requested_model`` is the model the mode asked for, the rate of a reply that
     names none: both set by the runner before grading
-    (:mod:`zeroclaw_eval.grading.accounting`).
+    (:mod:`zeroclaw_eval.grading.accounting`). ``user_inputs`` the user input the
+    harness gave the agent for each turn it started, in order (the runner fills it,
+    whatever the agent: what a value in the answer may have come from besides a tool).
     """
 
     responses: list[str] = field(default_factory=list)
@@ -178,6 +180,7 @@ class RunRecord:
     usage: list[RequestUsage] = field(default_factory=list)
     rates: Mapping[str, Prices] = field(default_factory=dict)
     requested_model: str | None = None
+    user_inputs: list[str] = field(default_factory=list)
 
     @property
     def final_response(self) -> str | None:

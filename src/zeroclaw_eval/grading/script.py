@@ -11,21 +11,31 @@ reports the entries that can never pass (:meth:`~zeroclaw_eval.grading.family.Fa
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
+from zeroclaw_eval.grading.record import RecordedCall, RunRecord
 from zeroclaw_eval.report.model import plural
 
 
 @dataclass(frozen=True)
 class ScriptedCall:
-    """One tool call the script makes, in turn ``turn``; ``reply`` counts the scripted
-    replies across the run, so calls with one ``reply`` are asked for together."""
+    """One tool call the script makes, in turn ``turn``, with ``arguments``; ``reply``
+    counts the scripted replies across the run, so calls with one ``reply`` are asked
+    for together.
+
+    ``result`` is what the call returns when the fixture scripts it
+    (``tool_results``: the tool never runs), ``failed`` whether that result is an
+    error; ``None`` when the tool runs for real, and the script cannot say.
+    """
 
     turn: int
     name: str
     reply: int = 0
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    result: str | None = None
+    failed: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,30 @@ class Script:
     calls: tuple[ScriptedCall, ...]
     replies: tuple[str, ...]
     final_response: str | None
+    user_inputs: tuple[str, ...] = ()
+    """The user input of each turn."""
+
+    def played(self) -> RunRecord:
+        """The run an agent that plays the script as written leaves: the scripted
+        calls dispatched with their arguments, the final response (when the agent
+        passes it through), the user inputs. A call whose tool runs for real
+        (``result`` ``None``) is recorded with an empty, successful result: only a
+        family that has checked the results it reads are scripted may trust them.
+        """
+        calls = [
+            RecordedCall(
+                call.turn,
+                f"scripted-{number}",
+                call.name,
+                dict(call.arguments),
+                call.result or "",
+                not call.failed,
+                call.reply,
+            )
+            for number, call in enumerate(self.calls)
+        ]
+        responses = [] if self.final_response is None else [self.final_response]
+        return RunRecord(responses, calls, user_inputs=list(self.user_inputs))
 
     @property
     def tool_names(self) -> list[str]:

@@ -29,6 +29,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.sequence",
     "zeroclaw_eval.builtin.forbidden",
     "zeroclaw_eval.builtin.counts",
+    "zeroclaw_eval.builtin.evidence",
+    "zeroclaw_eval.builtin.dataflow",
     "zeroclaw_eval.builtin.callstatus",
     "zeroclaw_eval.builtin.budgets",
     "zeroclaw_eval.builtin.request_size",

@@ -127,6 +127,8 @@ def execute(
                 except StepsLeftUnused as unused:
                     raise agent.steps_left_unused(unused) from None
             record = session.record()
+            # What the harness gave, not what the agent says it was given.
+            record.user_inputs = [turn.user_input for turn in case.trace.turns]
             # A result left unused is the fixture's fault for an agent that runs what
             # the model asks; an agent served its tools is paired with the model's
             # calls instead, and a call it never dispatched is that pairing's finding

@@ -35,6 +35,9 @@ TIMEOUT_S = 2.0
 #: The longest matched text sent back: enough for a check's detail.
 _KEEP = 200
 
+#: The most matches :func:`find_all` sends back.
+_KEEP_ALL = 200
+
 #: Seconds the worker may take to start; not counted in any search's time.
 _START_S = 30.0
 
@@ -43,13 +46,16 @@ import json, re, sys
 sys.stdout.write("[]\\n")
 sys.stdout.flush()
 for line in sys.stdin:
-    pattern, text = json.loads(line)
+    pattern, text, every = json.loads(line)
     try:
-        match = re.search(pattern, text)
+        if every:
+            found = [m.group(0) for _, m in zip(range({_KEEP_ALL}), re.finditer(pattern, text))]
+            reply = ["all", found]
+        else:
+            match = re.search(pattern, text)
+            reply = ["match", match.group(0)[:{_KEEP}]] if match else ["none"]
     except BaseException as exc:
         reply = ["error", type(exc).__name__ + ": " + str(exc)]
-    else:
-        reply = ["match", match.group(0)[:{_KEEP}]] if match else ["none"]
     sys.stdout.write(json.dumps(reply) + "\\n")
     sys.stdout.flush()
 """
@@ -60,6 +66,13 @@ class Found:
     """The pattern was found; ``text`` is the start of the matched text."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class FoundAll:
+    """Every match, in order (:func:`find_all`): the whole matched texts, at most 200."""
+
+    texts: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,7 @@ class Error:
 
 
 Outcome = Found | NotFound | TimedOut | Error
+FindOutcome = FoundAll | TimedOut | Error
 
 
 class _Worker:
@@ -115,11 +129,13 @@ class _Worker:
             self.replies.put(line)
         self.replies.put(b"")  # the worker ended
 
-    def search(self, pattern: str, text: str, timeout_s: float) -> Outcome:
+    def search(
+        self, pattern: str, text: str, timeout_s: float, every: bool
+    ) -> Outcome | FindOutcome:
         stdin = self.process.stdin
         assert stdin is not None
         # ASCII JSON: the pipe carries any text (lone surrogates included) unchanged.
-        stdin.write(json.dumps([pattern, text]).encode("ascii") + b"\n")
+        stdin.write(json.dumps([pattern, text, every]).encode("ascii") + b"\n")
         stdin.flush()
         try:
             line = self.replies.get(timeout=timeout_s)
@@ -130,6 +146,8 @@ class _Worker:
         reply = json.loads(line)
         if reply[0] == "match":
             return Found(reply[1])
+        if reply[0] == "all":
+            return FoundAll(tuple(reply[1]))
         if reply[0] == "none":
             return NotFound()
         return Error(reply[1])
@@ -151,16 +169,31 @@ def search(pattern: str, text: str, timeout_s: float = TIMEOUT_S) -> Outcome:
 
     Thread-safe: concurrent callers take turns with the one worker.
     """
+    outcome = _ask(pattern, text, timeout_s, every=False)
+    assert not isinstance(outcome, FoundAll)  # asked for the first match only
+    return outcome
+
+
+def find_all(pattern: str, text: str, timeout_s: float = TIMEOUT_S) -> FindOutcome:
+    """Every match of ``pattern`` in ``text`` (``re.finditer``, the whole match of
+    each) in the worker, for at most ``timeout_s``: :class:`FoundAll` (maybe
+    empty), or :class:`TimedOut` or :class:`Error`."""
+    outcome = _ask(pattern, text, timeout_s, every=True)
+    assert not isinstance(outcome, (Found, NotFound))  # asked for every match
+    return outcome
+
+
+def _ask(pattern: str, text: str, timeout_s: float, *, every: bool) -> Outcome | FindOutcome:
     global _worker
     with _lock:
         try:
             if _worker is None:
                 with setting_up():  # not the time of the case that searched first
                     _worker = _Worker()
-            outcome = _worker.search(pattern, text, timeout_s)
+            outcome = _worker.search(pattern, text, timeout_s, every)
         except (OSError, ValueError) as exc:  # it could not start, died, or garbled a reply
             outcome = Error(f"the regex process failed: {exc}")
-        if not isinstance(outcome, (Found, NotFound)) and _worker is not None:
+        if not isinstance(outcome, (Found, FoundAll, NotFound)) and _worker is not None:
             _worker.stop()
             _worker = None
         return outcome
