@@ -11,10 +11,13 @@ asks for together.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zeroclaw_eval import AdmissionError, RecordedCall, Registry, RunMode, RunRecord
 from zeroclaw_eval.case.admission import admit_data
@@ -256,3 +259,139 @@ def test_a_batch_whose_reply_differs_in_arguments_names_the_pointer_and_both_val
         "step 1 search and search[0] (turn 0, call 1), arguments differ: /q: expected 5, "
         "got 4)"
     )
+
+
+# --- the pairing is the best one: checked against every pairing of small runs -------
+
+
+def _best_by_enumeration(
+    blocks: list[list[int]],
+    candidates: list[list[int]],
+    required: list[bool],
+    replies: list[int],
+) -> int:
+    """The best score any valid pairing reaches, found by trying them all: a block of
+    one step takes one call, a batch a whole reply (a complete matching inside it),
+    and the blocks' spans of calls come in the blocks' order."""
+    from itertools import product
+
+    from zeroclaw_eval.grading import alignment
+
+    heavy = len(candidates) + 2
+    options: list[list[tuple[int, int, int] | None]] = []
+    for block in blocks:
+        chosen: list[tuple[int, int, int] | None] = [None]
+        if len(block) == 1:
+            weight = heavy if required[block[0]] else 1
+            chosen += [(call, call, weight) for call in candidates[block[0]]]
+        else:
+            for reply in sorted(set(replies)):
+                held = [p for p, r in enumerate(replies) if r == reply]
+                inside = [[p for p in held if p in candidates[s]] for s in block]
+                if len(alignment.any_order(inside, [True] * len(block), len(replies))) == len(
+                    block
+                ):
+                    chosen.append((held[0], held[-1], heavy * len(block)))
+        options.append(chosen)
+    best = 0
+    for picked in product(*options):
+        spans = [span for span in picked if span is not None]
+        if all(a[1] < b[0] for a, b in pairwise(spans)):
+            best = max(best, sum(span[2] for span in spans))
+    return best
+
+
+@st.composite
+def batched_runs(draw: st.DrawFn) -> tuple[list[list[int]], list[list[int]], list[bool], list[int]]:
+    sizes = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+    blocks, step = [], 0
+    for size in sizes:
+        blocks.append(list(range(step, step + size)))
+        step += size
+    calls = draw(st.integers(0, 6))
+    # Replies: consecutive runs of calls, as a model's replies are dispatched.
+    cuts = sorted(draw(st.sets(st.integers(1, max(calls - 1, 1)), max_size=3)))
+    replies = [sum(1 for cut in cuts if cut <= p) for p in range(calls)]
+    candidates = [
+        sorted(draw(st.sets(st.integers(0, max(calls - 1, 0)), max_size=calls))) if calls else []
+        for _ in range(step)
+    ]
+    required = [len(block) > 1 or draw(st.booleans()) for block in blocks for _ in block]
+    return blocks, candidates, required, replies
+
+
+@given(batched_runs())
+@settings(max_examples=300, deadline=None)
+def test_the_batched_pairing_reaches_the_best_score_any_valid_pairing_reaches(
+    run: tuple[list[list[int]], list[list[int]], list[bool], list[int]],
+) -> None:
+    from zeroclaw_eval.builtin.sequence import in_order_batched
+
+    blocks, candidates, required, replies = run
+    calls = [
+        RecordedCall(0, f"c{p}", "t", {}, "ok", True, reply) for p, reply in enumerate(replies)
+    ]
+    pairs = in_order_batched(blocks, candidates, required, calls)
+    heavy = len(candidates) + 2
+    # What it found is a valid pairing ...
+    assert len(set(pairs.values())) == len(pairs)
+    assert all(call in candidates[step] for step, call in pairs.items())
+    spans = []
+    for block in blocks:
+        taken = [pairs[s] for s in block if s in pairs]
+        if not taken:
+            continue
+        assert len(taken) == len(block)  # a batch pairs whole or not at all
+        if len(block) > 1:
+            reply = {replies[c] for c in taken}
+            assert len(reply) == 1
+            held = [p for p, r in enumerate(replies) if r in reply]
+            spans.append((held[0], held[-1]))
+        else:
+            spans.append((taken[0], taken[0]))
+    assert all(a[1] < b[0] for a, b in pairwise(spans))
+    # ... and the best one.
+    score = sum(heavy if required[s] else 1 for s in pairs)
+    assert score == _best_by_enumeration(blocks, candidates, required, replies)
+
+
+def test_eval_check_reads_a_batch_in_its_turn_after_a_step_of_its_own(tmp_path: Path) -> None:
+    """Turn 1 asks for two echoes together, turn 0 for one: a batch scoped to turn 0
+    can never pair, one scoped to turn 1 can; a single step before it is no batch."""
+    first = {
+        "response": {
+            "type": "tool_calls",
+            "tool_calls": [{"id": "a", "name": "echo", "arguments": {"message": "x"}}],
+        }
+    }
+    both = {
+        "response": {
+            "type": "tool_calls",
+            "tool_calls": [
+                {"id": "b", "name": "echo", "arguments": {"message": "y"}},
+                {"id": "c", "name": "echo", "arguments": {"message": "z"}},
+            ],
+        }
+    }
+    done = {"response": {"type": "text", "content": "done"}}
+
+    def case(turn: int) -> dict[str, Any]:
+        expected = {
+            "mode": "in_order",
+            "turn": turn,
+            "steps": [{"tool": "echo"}, {"tool": "echo", "batch": 0}, {"tool": "echo", "batch": 0}],
+        }
+        return {
+            "model_name": f"turn-{turn}",
+            "turns": [
+                {"user_input": "one", "steps": [first, done]},
+                {"user_input": "two", "steps": [first, both, done]},
+            ],
+            "expects": {"tool_sequence": [expected]},
+        }
+
+    for turn, code in ((0, 1), (1, 0)):
+        path = tmp_path / f"turn{turn}.json"
+        path.write_text(json.dumps(case(turn)), encoding="utf-8")
+        checked = zeroclaw("eval", "check", path)
+        assert checked.returncode == code, checked.stderr
