@@ -420,6 +420,7 @@ def test_run_record_derives_names_and_success_from_the_calls() -> None:
         "usage",
         "rates",
         "requested_model",
+        "user_inputs",
     ]
 
 
