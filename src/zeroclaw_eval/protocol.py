@@ -94,6 +94,12 @@ def tool_call_entries(reply: ModelReply) -> list[dict[str, Any]]:
     ]
 
 
+def finish_reason(reply: ModelReply) -> str:
+    """Why the model stopped, as the Chat Completions API says it: ``tool_calls`` for
+    a reply asking for tools, else ``stop``."""
+    return "tool_calls" if reply.tool_calls else "stop"
+
+
 def arguments_text(arguments: Mapping[str, Any]) -> str:
     """Tool-call arguments as the JSON string the OpenAI APIs send."""
     return json.dumps(arguments, ensure_ascii=False)

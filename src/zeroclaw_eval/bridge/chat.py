@@ -29,7 +29,7 @@ from zeroclaw_eval.bridge.wire import (
     sse,
     text_content,
 )
-from zeroclaw_eval.protocol import ModelReply, arguments_text, tool_call_entries
+from zeroclaw_eval.protocol import ModelReply, arguments_text, finish_reason, tool_call_entries
 
 #: The model ``GET /models`` lists before any request named one.
 DEFAULT_MODEL = "zeroclaw-eval-bridge"
@@ -111,10 +111,6 @@ def _usage(reply: ModelReply) -> dict[str, int]:
     }
 
 
-def _finish_reason(reply: ModelReply) -> str:
-    return "tool_calls" if reply.tool_calls else "stop"
-
-
 def _completion(completion_id: str, created: int, model: str, reply: ModelReply) -> dict[str, Any]:
     message: dict[str, Any] = {
         "role": "assistant",
@@ -133,7 +129,7 @@ def _completion(completion_id: str, created: int, model: str, reply: ModelReply)
                 "index": 0,
                 "message": message,
                 "logprobs": None,
-                "finish_reason": _finish_reason(reply),
+                "finish_reason": finish_reason(reply),
             }
         ],
         "usage": _usage(reply),
@@ -181,7 +177,7 @@ def _completion_events(
             yield event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     if first:
         yield event(first)
-    yield event({}, _finish_reason(reply))
+    yield event({}, finish_reason(reply))
     if include_usage:
         yield sse(
             {

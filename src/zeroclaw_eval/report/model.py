@@ -7,7 +7,10 @@ import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.report.trace import AttemptTrace, RunTrace
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,9 @@ class CaseReport:
     without failing the case (a drift under ``[eval] drift = "warn"``: the diff,
     naming turn and step); ``requests`` the model requests the agent made, normalised
     and compacted (:func:`~zeroclaw_eval.grading.requests.compact_record`), when
-    ``[eval] report_requests`` asks the report to carry them.
+    ``[eval] report_requests`` asks the report to carry them. ``trace`` is the
+    attempt's span and model exchanges (:mod:`zeroclaw_eval.report.trace`), kept
+    only when a report asked for them; a repeated case's are its attempts'.
     """
 
     name: str
@@ -71,6 +76,7 @@ class CaseReport:
     output_tokens: int | None = None
     warnings: tuple[str, ...] = ()
     requests: tuple[Mapping[str, Any], ...] = ()
+    trace: AttemptTrace | None = None
 
     @classmethod
     def of_attempts(cls, attempts: Sequence[CaseReport]) -> CaseReport:
@@ -156,6 +162,8 @@ class SuiteReport:
     narrowed), and ``keyword`` the ``-k`` expression that chose them.
     ``live_settings`` are the ``[eval.live]`` generation settings of a live run
     (:meth:`~zeroclaw_eval.config.LiveConfig.generation`), else ``None``.
+    ``trace`` is the run's span (:mod:`zeroclaw_eval.report.trace`) when a report
+    asked for one, else ``None``.
     ``repeats`` is how many times each case ran, and ``ks`` the k of the pass@k and
     pass^k figures to show (empty: none). ``agent`` names the agent under test
     (:attr:`~zeroclaw_eval.agents.base.AgentUnderTest.run_name`; empty when no case ran).
@@ -176,6 +184,7 @@ class SuiteReport:
     selected_total: int | None = None
     keyword: str | None = None
     live_settings: Mapping[str, Any] | None = None
+    trace: RunTrace | None = None
 
     @property
     def passed_count(self) -> int:
