@@ -53,6 +53,9 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.github",
         "zeroclaw_eval.builtin.json",
         "zeroclaw_eval.builtin.live",
+        # The otel formatter's plugin module is registered on every run; what makes
+        # its spans (builtin.otel_spans, OpenTelemetry) only when the report is asked for.
+        "zeroclaw_eval.builtin.otel",
         "zeroclaw_eval.builtin.model_side",
         "zeroclaw_eval.builtin.reference",
         "zeroclaw_eval.builtin.replay",
