@@ -147,7 +147,9 @@ def test_phoenix_shows_the_runs_cases_verdicts_evaluations_and_requests(
     assert evaluation["attributes"]["gen_ai.evaluation.score.value"] == 0.0
     labels = [e["attributes"]["gen_ai.evaluation.score.label"] for e in cases["passing"]["events"]]
     assert labels == ["pass", "pass", "pass"]
-    requests = [span for span in trace if span["parent_id"] == cases["passing"]["context"]["span_id"]]
+    requests = [
+        span for span in trace if span["parent_id"] == cases["passing"]["context"]["span_id"]
+    ]
     requests.sort(key=lambda span: span["start_time"])
     assert [span["name"] for span in requests] == ["chat m-1", "chat"]
     first = requests[0]["attributes"]

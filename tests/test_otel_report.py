@@ -421,3 +421,95 @@ def test_a_factory_agent_runs_in_its_case_spans_context(tmp_path: Path) -> None:
     none = f"{0:032x}-{0:016x}"  # OpenTelemetry's invalid span: no current one
     made, turn = untraced.SEEN
     assert made == ("made", none) and turn == ("turn", none)
+
+
+INSTRUMENTED_FACTORY = """\
+import json
+import secrets
+import urllib.request
+
+from opentelemetry import trace
+
+from echo_agent import EchoAgent
+
+SENT = []
+
+
+class Instrumented(EchoAgent):
+    \"\"\"Its HTTP client says which span of its own made each request, as an
+    instrumented one does: the trace it runs in, a new span id.\"\"\"
+
+    def ask(self):
+        context = trace.get_current_span().get_span_context()
+        span = secrets.token_hex(8)
+        SENT.append(span)
+        body = {"model": "echo-agent", "messages": self.history, "tools": []}
+        request = urllib.request.Request(
+            f"{self.base_url}/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={
+                "Authorization": f"Bearer {self.api_key}",
+                "Content-Type": "application/json",
+                "traceparent": f"00-{context.trace_id:032x}-{span}-01",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)["choices"][0]["message"]
+
+
+def make_agent(**kwargs):
+    return Instrumented(**kwargs)
+"""
+
+
+def test_a_model_request_nests_under_the_agents_span_that_sent_it(tmp_path: Path) -> None:
+    from zeroclaw_eval.testing import run_cli
+
+    project = tmp_path / "project"
+    config = configure(project, 'factory = "instrumented_factory:make_agent"')
+    (project / "instrumented_factory.py").write_text(INSTRUMENTED_FACTORY, encoding="utf-8")
+    case = echo_case()
+    case["expects"] = {"response_contains": ["hello"]}
+    suite = write_suite(tmp_path / "suite", case)
+    report = tmp_path / "run.otlp.jsonl"
+    done = run_cli(
+        ["eval", "run", "--config", str(config), "--suite", str(suite), "--no-history",
+         "--report", f"otel:{report}"]
+    )  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    sent = sys.modules.pop("instrumented_factory").SENT
+    (request,) = read_otlp_json(report)
+    spans = list(spans_of(request))
+    requests = sorted(
+        (span for span in spans if span.kind == Span.SPAN_KIND_CLIENT),
+        key=lambda span: span.start_time_unix_nano,
+    )
+    (case_span,) = [span for span in spans if span.name == "case echo-hello"]
+    assert len(sent) == len(requests) == 2
+    # Each under the agent's span that made it, in the one trace: the agent's own
+    # spans (exported by the agent) sit between the case and the model request.
+    assert [span.parent_span_id.hex() for span in requests] == sent
+    assert {span.trace_id for span in requests} == {case_span.trace_id}
+
+
+@pytest.mark.parametrize(
+    ("header", "span"),
+    [
+        (f"00-{'a' * 32}-{'b' * 16}-01", ("a" * 32, "b" * 16)),
+        (f" 00-{'a' * 32}-{'b' * 16}-00 ", ("a" * 32, "b" * 16)),
+        (None, None),
+        ("", None),
+        (f"01-{'a' * 32}-{'b' * 16}-01", None),  # a version this reader does not know
+        (f"00-{'0' * 32}-{'b' * 16}-01", None),  # all-zero ids are invalid
+        (f"00-{'a' * 32}-{'0' * 16}-01", None),
+        (f"00-{'A' * 32}-{'b' * 16}-01", None),  # upper-case hex is invalid
+        (f"00-{'a' * 31}-{'b' * 16}-01", None),
+    ],
+)
+def test_only_a_valid_traceparent_names_a_parent(
+    header: str | None, span: tuple[str, str] | None
+) -> None:
+    from zeroclaw_eval.report.trace import SpanContext
+
+    found = SpanContext.of_traceparent(header)
+    assert (None if found is None else (found.trace_id, found.span_id)) == span

@@ -267,6 +267,7 @@ class BridgedSession(AgentSession):
                 tools,
                 request_settings(request.body),
                 request.api,
+                request.traceparent,
             )
         )
         self._step += 1

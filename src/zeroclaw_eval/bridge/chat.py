@@ -35,7 +35,9 @@ from zeroclaw_eval.protocol import ModelReply, arguments_text, finish_reason, to
 DEFAULT_MODEL = "zeroclaw-eval-bridge"
 
 
-def serve_chat_completions(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def serve_chat_completions(
+    route: BridgeRoute, endpoint: str, raw: bytes, traceparent: str | None = None
+) -> Served:
     if endpoint != "chat/completions":
         raise Refusal(404, f"the bridge does not serve POST /v1/{endpoint}", "unknown_url")
     body = decode_object(raw)
@@ -46,6 +48,7 @@ def serve_chat_completions(route: BridgeRoute, endpoint: str, raw: bytes) -> Ser
         tools=_tools(body.get("tools")),
         stream=flag(body, "stream"),
         body=body,
+        traceparent=traceparent,
     )
     reply = ask(route, request)
     completion_id = f"chatcmpl-{secrets.token_hex(12)}"
@@ -193,7 +196,9 @@ def _completion_events(
     yield b"data: [DONE]\n\n"
 
 
-def serve_models(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def serve_models(
+    route: BridgeRoute, endpoint: str, raw: bytes, traceparent: str | None = None
+) -> Served:
     names = list(route.models) or [DEFAULT_MODEL]
     if endpoint == "models":
         return 200, {"object": "list", "data": [_model_entry(name) for name in names]}

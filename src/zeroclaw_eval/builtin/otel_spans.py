@@ -14,7 +14,9 @@ The spans, all in the run's one trace:
   ``gen_ai.evaluation.result`` event (``gen_ai.evaluation.name``, the family;
   ``gen_ai.evaluation.score.value`` 1 or 0 and ``.label`` ``pass`` or ``fail``;
   ``gen_ai.evaluation.explanation``, what was observed);
-- one per model request (``chat MODEL``, kind client), a child of its attempt's,
+- one per model request (``chat MODEL``, kind client), a child of its attempt's
+  (or of the agent's own span that made it, when the request carried it in a
+  ``traceparent`` header in this trace),
   with the GenAI attributes the run has for it (``gen_ai.operation.name``,
   ``gen_ai.provider.name``, ``gen_ai.request.model``, ``gen_ai.response.model``,
   ``gen_ai.usage.*_tokens``, ``gen_ai.response.finish_reasons``) and, when the
@@ -207,10 +209,14 @@ def _request_span(
         details = {**attributes, **_details(exchange)}
         events.append(Event(DETAILS_EVENT, details, timestamp=exchange.ended_ns, limit=None))
     model = exchange.request_model or exchange.response_model
+    # Under the agent's span that made the request, when it said so and is in this trace.
+    parent = exchange.parent
+    if parent is None or parent.trace_id != attempt.span.trace_id:
+        parent = attempt.span
     return ReadableSpan(
         f"chat {model}" if model else "chat",
         context=_context(attempt.span.child()),
-        parent=_context(attempt.span),
+        parent=_context(parent),
         resource=resource,
         attributes=attributes,
         events=events,

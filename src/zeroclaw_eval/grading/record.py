@@ -55,7 +55,10 @@ class ModelRequest:
     (``tool_choice``, ``temperature``, ``max_tokens``, ``model``...; empty for the
     reference loop, which sends none). ``api`` names the wire it came over
     (``chat.completions``, ``responses``, ``anthropic.messages``), or
-    ``in-process`` for an agent that called the provider directly.
+    ``in-process`` for an agent that called the provider directly. ``traceparent``
+    is the W3C trace context the request carried over the wire (its
+    ``traceparent`` header), when the agent's own instrumentation sent one:
+    a traced run nests its span of the request under the agent's that made it.
     """
 
     turn: int
@@ -64,6 +67,7 @@ class ModelRequest:
     tools: Sequence[Tool]
     settings: Mapping[str, Any] = field(default_factory=dict)
     api: str = "in-process"
+    traceparent: str | None = None
 
     @property
     def tool_names(self) -> list[str]:

@@ -11,6 +11,7 @@ none of it and pays nothing for it.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,15 @@ class SpanContext:
         """A new trace, and the id of its first span."""
         return cls(_random_hex(16), _random_hex(8))
 
+    @classmethod
+    def of_traceparent(cls, header: str | None) -> SpanContext | None:
+        """The span a ``traceparent`` header names (version ``00``), or ``None`` for
+        a header that is absent or not one, which W3C Trace Context says to ignore."""
+        found = _TRACEPARENT.fullmatch(header.strip()) if header else None
+        if found is None or not found["trace"].strip("0") or not found["span"].strip("0"):
+            return None
+        return cls(found["trace"], found["span"])
+
     def child(self) -> SpanContext:
         """A new span in the same trace."""
         return SpanContext(self.trace_id, _random_hex(8))
@@ -42,6 +52,9 @@ class SpanContext:
     def traceparent(self) -> str:
         """The ``traceparent`` header value naming this span as the parent, sampled."""
         return f"00-{self.trace_id}-{self.span_id}-01"
+
+
+_TRACEPARENT = re.compile(r"00-(?P<trace>[0-9a-f]{32})-(?P<span>[0-9a-f]{16})-[0-9a-f]{2}")
 
 
 def _random_hex(size: int) -> str:
@@ -59,7 +72,9 @@ class Exchange:
     parameters, ``request_model`` when the request named one, ``api`` the wire it
     came over) and what the model side answered (``response_model`` when it said,
     the tokens it counted, the reply's text and tool calls, ``finish_reason``).
-    ``error`` is the failure of a request that got no answer."""
+    ``error`` is the failure of a request that got no answer. ``parent`` is the
+    agent's span that made the request, when the request said so (its
+    ``traceparent`` header): its span then nests under it."""
 
     started_ns: int
     ended_ns: int
@@ -74,6 +89,7 @@ class Exchange:
     tool_calls: Sequence[Mapping[str, Any]] = ()
     finish_reason: str | None = None
     error: str | None = None
+    parent: SpanContext | None = None
 
 
 @dataclass(frozen=True)

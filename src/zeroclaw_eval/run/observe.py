@@ -87,7 +87,12 @@ class ObservedProvider(CaseProvider):
         if len(requests) != len(kept):  # an agent that records none, or a failed turn
             return kept
         return tuple(
-            replace(exchange, api=request.api, request_model=_model(request.settings))
+            replace(
+                exchange,
+                api=request.api,
+                request_model=_model(request.settings),
+                parent=SpanContext.of_traceparent(request.traceparent),
+            )
             for exchange, request in zip(kept, requests, strict=True)
         )
 
