@@ -513,3 +513,58 @@ def test_only_a_valid_traceparent_names_a_parent(
 
     found = SpanContext.of_traceparent(header)
     assert (None if found is None else (found.trace_id, found.span_id)) == span
+
+
+GREEDY_FACTORY = """\
+from echo_agent import EchoAgent
+
+
+class Greedy(EchoAgent):
+    \"\"\"Asks the model twice a turn, whatever it answered first.\"\"\"
+
+    def run_turn(self, user_input):
+        self.history.append({"role": "user", "content": user_input})
+        first = self.ask()
+        self.history.append({"role": "assistant", "content": first.get("content")})
+        return self.ask().get("content") or ""
+
+
+def make_agent(**kwargs):
+    return Greedy(**kwargs)
+"""
+
+
+def test_a_model_request_the_script_cannot_answer_is_an_error_span(tmp_path: Path) -> None:
+    from zeroclaw_eval.testing import run_cli
+
+    project = tmp_path / "project"
+    config = configure(project, 'factory = "greedy_factory:make_agent"')
+    (project / "greedy_factory.py").write_text(GREEDY_FACTORY, encoding="utf-8")
+    case = echo_case(model_name="greedy")
+    case["turns"][0]["steps"] = [{"response": {"type": "text", "content": "hello"}}]
+    case["expects"] = {"response_contains": ["hello"]}
+    suite = write_suite(tmp_path / "suite", case)
+    report = tmp_path / "run.otlp.jsonl"
+    done = run_cli(
+        ["eval", "run", "--config", str(config), "--suite", str(suite), "--no-history",
+         "--report", f"otel:{report}"]
+    )  # fmt: skip
+    sys.modules.pop("greedy_factory")
+    assert done.exit_code == 1
+    (request,) = read_otlp_json(report)
+    tree = Tree.of(list(spans_of(request)))
+    answered, refused = tree.requests["greedy"]
+    assert answered.status.code == Status.STATUS_CODE_UNSET
+    assert attributes(answered)["gen_ai.response.finish_reasons"] == ["stop"]
+    assert refused.status.code == Status.STATUS_CODE_ERROR
+    assert attributes(refused) == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "zeroclaw_eval.replay",
+        "zeroclaw_eval.api": "chat.completions",
+        "gen_ai.request.model": "echo-agent",
+        "error.type": "RunError",
+    }
+    case_span = tree.cases["greedy"]
+    assert case_span.status.code == Status.STATUS_CODE_ERROR
+    assert case_span.status.message == attributes(case_span)["zeroclaw_eval.case.error"]
+    assert case_span.events == []  # a run error grades nothing

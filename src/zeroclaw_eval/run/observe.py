@@ -45,38 +45,26 @@ class ObservedProvider(CaseProvider):
             for tool in tools
         ]
         started = time.time_ns()
+
+        def keep(**answered: Any) -> None:
+            exchange = Exchange(started, time.time_ns(), sent, offered, **answered)
+            with self._lock:
+                self._exchanges.append(exchange)
+
         try:
             reply = self._provider.respond(messages, tools)
         except BaseException as exc:
-            self._keep(
-                Exchange(
-                    started,
-                    time.time_ns(),
-                    sent,
-                    offered,
-                    error=f"{type(exc).__name__}: {exc}",
-                )
-            )
+            keep(error=f"{type(exc).__name__}: {exc}")
             raise
-        self._keep(
-            Exchange(
-                started,
-                time.time_ns(),
-                sent,
-                offered,
-                response_model=reply.model,
-                input_tokens=reply.input_tokens,
-                output_tokens=reply.output_tokens,
-                content=reply.content,
-                tool_calls=tool_call_entries(reply),
-                finish_reason=finish_reason(reply),
-            )
+        keep(
+            response_model=reply.model,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            content=reply.content,
+            tool_calls=tool_call_entries(reply),
+            finish_reason=finish_reason(reply),
         )
         return reply
-
-    def _keep(self, exchange: Exchange) -> None:
-        with self._lock:
-            self._exchanges.append(exchange)
 
     def exchanges(self, requests: Sequence[ModelRequest]) -> tuple[Exchange, ...]:
         """The exchanges so far, each with what the agent's request said of itself
