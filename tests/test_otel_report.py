@@ -568,3 +568,33 @@ def test_a_model_request_the_script_cannot_answer_is_an_error_span(tmp_path: Pat
     assert case_span.status.code == Status.STATUS_CODE_ERROR
     assert case_span.status.message == attributes(case_span)["zeroclaw_eval.case.error"]
     assert case_span.events == []  # a run error grades nothing
+
+
+def test_a_repeated_case_has_one_span_per_attempt(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", echo_case())
+    report = tmp_path / "run.otlp.jsonl"
+    done = zeroclaw(
+        "eval", "run", "--suite", suite, "--no-history", "--repeat", "3",
+        "--report", f"otel:{report}", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (request,) = read_otlp_json(report)
+    spans = list(spans_of(request))
+    (run,) = [span for span in spans if not span.parent_span_id]
+    attempts = sorted(
+        (span for span in spans if span.parent_span_id == run.span_id),
+        key=lambda span: span.start_time_unix_nano,
+    )
+    numbers = [
+        (
+            attributes(span)["zeroclaw_eval.case.attempt"],
+            attributes(span)["zeroclaw_eval.case.attempts"],
+        )
+        for span in attempts
+    ]
+    assert numbers == [(1, 3), (2, 3), (3, 3)]
+    assert len({span.span_id for span in attempts}) == 3
+    assert attributes(run)["zeroclaw_eval.repeats"] == 3
+    # Each attempt's own two model requests, under it.
+    for span in attempts:
+        assert sum(1 for s in spans if s.parent_span_id == span.span_id) == 2
