@@ -598,3 +598,20 @@ def test_a_repeated_case_has_one_span_per_attempt(tmp_path: Path) -> None:
     # Each attempt's own two model requests, under it.
     for span in attempts:
         assert sum(1 for s in spans if s.parent_span_id == span.span_id) == 2
+
+
+def test_a_refused_suite_is_a_run_span_holding_its_errors(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", echo_case(expects={}))
+    report = tmp_path / "run.otlp.jsonl"
+    done = zeroclaw(
+        "eval", "run", "--suite", suite, "--no-history", "--report", f"otel:{report}",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1
+    (request,) = read_otlp_json(report)
+    (run,) = spans_of(request)
+    errors = attributes(run)["zeroclaw_eval.errors"]
+    assert errors[0].endswith("suite: 1 fixture refused (of 1); no case was run")
+    assert (run.status.code, run.status.message) == (Status.STATUS_CODE_ERROR, errors[0])
+    assert attributes(run)["test.suite.run.status"] == "failure"
+    assert attributes(run)["zeroclaw_eval.cases"] == 0
