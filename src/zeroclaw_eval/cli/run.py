@@ -69,7 +69,7 @@ def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     "--format",
     "format_name",
     default=None,
-    help="Report format for stdout (text, json, github, or a plugin's).",
+    help="Report format for stdout (text, json, github, otel, or a plugin's).",
 )
 @click.option(
     "--agent",
