@@ -615,3 +615,25 @@ def test_a_refused_suite_is_a_run_span_holding_its_errors(tmp_path: Path) -> Non
     assert (run.status.code, run.status.message) == (Status.STATUS_CODE_ERROR, errors[0])
     assert attributes(run)["test.suite.run.status"] == "failure"
     assert attributes(run)["zeroclaw_eval.cases"] == 0
+
+
+@pytest.mark.parametrize("where", ["--report", "--format"])
+def test_without_the_extra_the_report_is_one_line_naming_it(tmp_path: Path, where: str) -> None:
+    # A package of that name first on the path, which will not import: as if not installed.
+    blocked = tmp_path / "blocked" / "opentelemetry"
+    blocked.mkdir(parents=True)
+    (blocked / "__init__.py").write_text(
+        'raise ImportError("not installed", name="opentelemetry")\n', encoding="utf-8"
+    )
+    suite = write_suite(tmp_path / "suite", echo_case())
+    target = f"otel:{tmp_path / 'run.otlp.jsonl'}" if where == "--report" else "otel"
+    done = zeroclaw(
+        "eval", "run", "--suite", suite, "--no-history", where, target, cwd=tmp_path,
+        env={"PYTHONPATH": str(blocked.parent)},
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stdout == ""
+    (line,) = assert_clean_errors(done.stderr)
+    assert line.endswith(
+        "the otel report needs OpenTelemetry (opentelemetry is missing): "
+        "pip install 'zeroclaw-eval[otel]'"
+    ), line

@@ -87,9 +87,10 @@ class OtelFormatter(Formatter):
         endpoint_headers(os.environ)
 
     def render(self, report: SuiteReport) -> str:
+        request = self._request(report)  # first: it says when the extra is missing
         from zeroclaw_eval.builtin.otel_spans import otlp_json
 
-        return otlp_json(self._request(report)) + "\n"
+        return otlp_json(request) + "\n"
 
     def send(self, report: SuiteReport, url: str) -> None:
         try:
