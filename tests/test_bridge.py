@@ -620,7 +620,7 @@ def test_an_oversized_body_is_refused_before_it_is_read(bridge: ModelBridge) -> 
 def test_a_failure_inside_the_bridge_is_a_recorded_400_not_a_dropped_connection(
     bridge: ModelBridge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(route: BridgeRoute, endpoint: str, raw: bytes) -> Any:
+    def broken(route: BridgeRoute, endpoint: str, raw: bytes, traceparent: Any) -> Any:
         raise ValueError("a translation bug")
 
     monkeypatch.setitem(bridge_module.ENDPOINTS, ("POST", "chat"), broken)

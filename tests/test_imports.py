@@ -64,6 +64,9 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.builtin.github",
         "zeroclaw_eval.builtin.json",
         "zeroclaw_eval.builtin.live",
+        # The otel formatter's plugin module is registered on every run; what makes
+        # its spans (builtin.otel_spans, OpenTelemetry) only when the report is asked for.
+        "zeroclaw_eval.builtin.otel",
         "zeroclaw_eval.builtin.model_side",
         "zeroclaw_eval.builtin.recovery",
         "zeroclaw_eval.builtin.reference",
@@ -136,7 +139,8 @@ try:
 except SystemExit as exc:
     assert exc.code == 0, exc.code
 project = sorted(m for m in sys.modules if m.split(".")[0] == "zeroclaw_eval")
-print(json.dumps({"project": project, "subprocess": "subprocess" in sys.modules}))
+otel = sorted(m for m in sys.modules if m.split(".")[0] == "opentelemetry")
+print(json.dumps({"project": project, "subprocess": "subprocess" in sys.modules, "otel": otel}))
 """
 
 
@@ -187,6 +191,30 @@ def test_the_default_history_adds_only_its_store_and_provenance(w1_suite: Path) 
     assert sorted(imported["project"]) == sorted(W1_MODULES | W1_HISTORY_MODULES)
     # Outside a git work tree no git runs, so nothing imports subprocess to start it.
     assert imported["subprocess"] is False
+
+
+#: What an otel report, and only it, makes a run import: the spans and OpenTelemetry.
+OTEL_REPORT_MODULES = frozenset({"zeroclaw_eval.builtin.otel_spans"})
+
+
+def test_a_report_that_does_not_trace_imports_nothing_of_opentelemetry(
+    w1_suite: Path, tmp_path: Path
+) -> None:
+    imported = w1_imports(w1_suite, "--no-history", "--report", f"json:{tmp_path / 'r.json'}")
+    assert imported["otel"] == []
+    assert not OTEL_REPORT_MODULES & set(imported["project"])
+    # Nor does the run keep a trace: no exchange is watched.
+    assert "zeroclaw_eval.run.observe" not in imported["project"]
+
+
+def test_an_otel_report_imports_opentelemetry_when_it_is_asked_for(
+    w1_suite: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "r.otlp.jsonl"
+    imported = w1_imports(w1_suite, "--no-history", "--report", f"otel:{report}")
+    assert report.is_file()
+    assert OTEL_REPORT_MODULES | {"zeroclaw_eval.run.observe"} <= set(imported["project"])
+    assert "opentelemetry.sdk.trace" in imported["otel"]
 
 
 PROBE = """

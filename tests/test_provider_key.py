@@ -1,8 +1,8 @@
 """The provider's key (``[eval.live] api_key_env``) never reaches an agent, and never
 reaches anything the harness writes: a real loopback server echoes it in successful
 replies (content, model, tool-call arguments), agents dump their environment and
-quote it, and every sink is read back byte by byte: stdout, stderr, the text, JSON
-and GitHub reports, ``GITHUB_STEP_SUMMARY``, the history database, the trend page
+quote it, and every sink is read back byte by byte: stdout, stderr, the text, JSON,
+GitHub and OpenTelemetry reports, ``GITHUB_STEP_SUMMARY``, the history database, the trend page
 and the fixtures ``eval record`` writes."""
 
 from __future__ import annotations
@@ -62,7 +62,12 @@ def test_a_key_a_server_echoes_in_successful_replies_is_written_nowhere(tmp_path
     )
     (suite / "echoed.json").write_text(json.dumps(case), encoding="utf-8")
     summary = tmp_path / "summary.md"
-    env = {"GITHUB_STEP_SUMMARY": str(summary), "ZEROCLAW_EVAL_NO_HISTORY": "0"}
+    env = {
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "ZEROCLAW_EVAL_NO_HISTORY": "0",
+        # The otel report with every model request's content: what the model said too.
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true",
+    }
     with ChatServer(echo_the_key) as server:
         write_config(
             tmp_path,
@@ -74,7 +79,8 @@ def test_a_key_a_server_echoes_in_successful_replies_is_written_nowhere(tmp_path
         run = zeroclaw(
             "eval", "run", "--format", "json", "--history", "h.sqlite",
             "--report", "text:out/report.txt", "--report", "github:out/report.github",
-            "--report", "json:out/report.json", cwd=tmp_path, env_extra=env,
+            "--report", "json:out/report.json", "--report", "otel:out/report.otlp.jsonl",
+            cwd=tmp_path, env_extra=env,
         )  # fmt: skip
         record = zeroclaw(
             "eval", "record", "--suite", "suite", "--out", "recorded", cwd=tmp_path
@@ -93,6 +99,9 @@ def test_a_key_a_server_echoes_in_successful_replies_is_written_nowhere(tmp_path
     assert (tmp_path / "recorded" / "echoed.json").is_file()
     files = written_files(tmp_path)
     assert {"h.sqlite", "out/report.txt", "out/report.github", "out/report.json"} <= set(files)
+    # The exported spans held the echoed key, redacted: the model, the reply, the arguments.
+    spans = files["out/report.otlp.jsonl"].decode("utf-8")
+    assert '"model-[redacted]"' in spans and "the key is [redacted]" in spans
     assert {"out/trend.html", "recorded/echoed.json", "summary.md"} <= set(files)
     for where, data in {**files, "stdout": run.stdout, "stderr": run.stderr}.items():
         assert leaks(data) == [], where

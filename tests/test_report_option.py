@@ -74,7 +74,7 @@ def test_an_unwritable_path_fails_before_any_case_runs(
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("junit-typo:r.xml", "unknown format 'junit-typo' (known: github, json, text)"),
+        ("junit-typo:r.xml", "unknown format 'junit-typo' (known: github, json, otel, text)"),
         ("report.xml", "expected FORMAT:PATH"),
         ("json:", "expected FORMAT:PATH"),
         (":r.json", "expected FORMAT:PATH"),

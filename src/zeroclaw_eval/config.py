@@ -348,7 +348,9 @@ class EvalConfig(BaseModel):
     setting both is an error."""
     report: list[NonEmptyStr] = []
     """Extra reports, each ``FORMAT:PATH`` as ``--report`` takes them (``junit:out.xml``;
-    a relative PATH is relative to the file; ``-`` is stdout). ``--report`` replaces them."""
+    a relative PATH is relative to the file; ``-`` is stdout; an ``http(s)://`` URL,
+    kept as it is, for a format that sends its report: ``otel``). ``--report``
+    replaces them."""
     repeats: int = Field(1, ge=1)
     """How many times each case runs, each attempt with a fresh agent, tools and
     workspace. With gating on, a case passes only if every attempt passed."""

@@ -203,6 +203,15 @@ def call_arguments(call: ToolCallRequest) -> str:
     return arguments_text(call.arguments)
 
 
+def finish_reason(reply: ModelReply) -> str:
+    """Why the model stopped, as the Chat Completions API says it: ``length`` for a
+    reply cut at the output limit (a scripted fault), ``tool_calls`` for a reply
+    asking for tools, else ``stop``."""
+    if reply.finish == "length":
+        return "length"
+    return "tool_calls" if reply.tool_calls else "stop"
+
+
 def arguments_text(arguments: Mapping[str, Any]) -> str:
     """Tool-call arguments as the JSON string the OpenAI APIs send."""
     return json.dumps(arguments, ensure_ascii=False)

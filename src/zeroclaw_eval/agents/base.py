@@ -132,7 +132,10 @@ class ModelSide:
     it): a process started for the agent gets
     :meth:`~zeroclaw_eval.util.redact.Secrets.environment`, and text quoted from
     the agent (its stderr, an exception) goes through
-    :meth:`~zeroclaw_eval.util.redact.Secrets.text`.
+    :meth:`~zeroclaw_eval.util.redact.Secrets.text`. ``traceparent`` is the W3C trace
+    context of the case attempt's span when a report traces the run (``--report
+    otel:...``), else ``None``: an agent that can, hands it to the agent under test
+    so that the agent's own spans join the run's trace.
     """
 
     case: str
@@ -142,6 +145,7 @@ class ModelSide:
     bridge: RouteOpener | None = None
     tool_server: ToolRouteOpener | None = None
     secrets: Secrets = NO_SECRETS
+    traceparent: str | None = None
 
 
 class AgentSession(ABC):

@@ -269,6 +269,7 @@ class BridgedSession(AgentSession):
             request_settings(request.body),
             request.api,
             received=time.monotonic(),
+            traceparent=request.traceparent,
         )
         self._requests.append(asked)
         self._step += 1

@@ -5,7 +5,8 @@ with the harness's environment (less the variable holding the provider's key:
 the bridge holds it, the agent never needs it) plus ``env`` and the bridge route:
 ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``ZEROCLAW_EVAL_WORKSPACE`` (and
 ``ZEROCLAW_EVAL_MCP_URL``, the case's MCP endpoint, when ``[eval.agent] tools =
-"served"``). The
+"served"``, and ``TRACEPARENT``, the case attempt's span, when a report traces
+the run: ``--report otel:...``). The
 protocol is JSON lines, UTF-8, one object per line::
 
     harness -> agent (stdin):  {"type": "turn", "turn": 0, "user_input": "Echo hello"}
@@ -50,6 +51,7 @@ from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
 from zeroclaw_eval.agents.dialect import CHAT, Dialect
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
+from zeroclaw_eval.report.trace import TRACEPARENT_ENV
 from zeroclaw_eval.toolserver.headers import MCP_URL_ENV
 from zeroclaw_eval.util.processes import Mark, adopt_orphans
 from zeroclaw_eval.workspace import case_workspace
@@ -169,6 +171,8 @@ class CommandSession(BridgedSession):
         }
         if self.mcp_url is not None:  # [eval.agent] tools = "served"
             env[MCP_URL_ENV] = self.mcp_url
+        if side.traceparent is not None:  # a report traces the run: the agent's spans join it
+            env[TRACEPARENT_ENV] = side.traceparent
         try:
             self.process = subprocess.Popen(
                 agent.argv,

@@ -8,6 +8,11 @@ turn's final text) and optionally ``close()``. History across turns belongs to
 that object. Its model calls go to the bridge like any client's: the agent is
 unmodified.
 
+When a report traces the run (``--report otel:...``), the case attempt's span is
+OpenTelemetry's current context while the factory runs and during each turn
+(:mod:`zeroclaw_eval.agents.tracecontext`), so that the agent's own spans join the
+run's trace.
+
 The module is imported when the run starts, with the configuration file's
 directory first on ``sys.path``: a module that does not import, or a name that
 is not a callable, is a configuration error before any case runs.
@@ -27,6 +32,7 @@ from zeroclaw_eval.agents.base import ModelSide
 from zeroclaw_eval.agents.bridged import BridgedAgent, BridgedSession
 from zeroclaw_eval.agents.command import upstream_of
 from zeroclaw_eval.agents.dialect import CHAT, Dialect
+from zeroclaw_eval.agents.tracecontext import attached
 from zeroclaw_eval.config import AgentTable, EvalConfig
 from zeroclaw_eval.errors import ConfigError, RunError
 from zeroclaw_eval.workspace import case_workspace
@@ -101,14 +107,16 @@ class FactorySession(BridgedSession):
         self._secrets = side.secrets
         self._owner = threading.current_thread()
         self._closed_agent = False
+        self._traceparent = side.traceparent
         served = {"mcp_url": self.mcp_url} if self.mcp_url is not None else {}
         try:
-            self.agent = agent.factory()(
-                base_url=self.route.base_url,
-                api_key=self.route.api_key,
-                workspace=case_workspace(),
-                **served,
-            )
+            with attached(self._traceparent):
+                self.agent = agent.factory()(
+                    base_url=self.route.base_url,
+                    api_key=self.route.api_key,
+                    workspace=case_workspace(),
+                    **served,
+                )
         except ConfigError as exc:
             self._close_routes()
             raise RunError(str(exc)) from None
@@ -128,7 +136,8 @@ class FactorySession(BridgedSession):
 
     def exchange_turn(self, turn: int, user_input: str) -> str:
         try:
-            text = self.agent.run_turn(user_input)
+            with attached(self._traceparent):
+                text = self.agent.run_turn(user_input)
         except Exception as exc:
             raise RunError(
                 self._secrets.text(f"turn {turn}: the agent raised {type(exc).__name__}: {exc}")

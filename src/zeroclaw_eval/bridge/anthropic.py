@@ -46,7 +46,9 @@ from zeroclaw_eval.bridge.wire import (
 from zeroclaw_eval.protocol import ModelReply, arguments_text
 
 
-def serve_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def serve_messages(
+    route: BridgeRoute, endpoint: str, raw: bytes, traceparent: str | None = None
+) -> Served:
     """Answer ``POST /v1/messages`` on ``route``."""
     if endpoint != "messages":
         raise Refusal(404, f"the bridge does not serve POST /v1/{endpoint}", "unknown_url")
@@ -58,6 +60,7 @@ def serve_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
         tools=_tools(body.get("tools")),
         stream=flag(body, "stream"),
         body=body,
+        traceparent=traceparent,
     )
     reply = ask(route, request)
     message = _message(request.model, reply)

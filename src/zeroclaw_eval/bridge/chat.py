@@ -31,13 +31,20 @@ from zeroclaw_eval.bridge.wire import (
     sse,
     text_content,
 )
-from zeroclaw_eval.protocol import ModelReply, call_arguments, tool_call_entries
+from zeroclaw_eval.protocol import (
+    ModelReply,
+    call_arguments,
+    finish_reason,
+    tool_call_entries,
+)
 
 #: The model ``GET /models`` lists before any request named one.
 DEFAULT_MODEL = "zeroclaw-eval-bridge"
 
 
-def serve_chat_completions(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def serve_chat_completions(
+    route: BridgeRoute, endpoint: str, raw: bytes, traceparent: str | None = None
+) -> Served:
     if endpoint != "chat/completions":
         raise Refusal(404, f"the bridge does not serve POST /v1/{endpoint}", "unknown_url")
     body = decode_object(raw)
@@ -48,6 +55,7 @@ def serve_chat_completions(route: BridgeRoute, endpoint: str, raw: bytes) -> Ser
         tools=_tools(body.get("tools")),
         stream=flag(body, "stream"),
         body=body,
+        traceparent=traceparent,
     )
     reply = ask(route, request)
     completion_id = f"chatcmpl-{secrets.token_hex(12)}"
@@ -125,12 +133,6 @@ def _usage(reply: ModelReply) -> dict[str, Any]:
     return usage
 
 
-def _finish_reason(reply: ModelReply) -> str:
-    if reply.finish == "length":
-        return "length"
-    return "tool_calls" if reply.tool_calls else "stop"
-
-
 def _completion(completion_id: str, created: int, model: str, reply: ModelReply) -> dict[str, Any]:
     message: dict[str, Any] = {
         "role": "assistant",
@@ -149,7 +151,7 @@ def _completion(completion_id: str, created: int, model: str, reply: ModelReply)
                 "index": 0,
                 "message": message,
                 "logprobs": None,
-                "finish_reason": _finish_reason(reply),
+                "finish_reason": finish_reason(reply),
             }
         ],
         "usage": _usage(reply),
@@ -197,7 +199,7 @@ def _completion_events(
             yield event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     if first:
         yield event(first)
-    yield event({}, _finish_reason(reply))
+    yield event({}, finish_reason(reply))
     if include_usage:
         yield sse(
             {
@@ -213,7 +215,9 @@ def _completion_events(
     yield b"data: [DONE]\n\n"
 
 
-def serve_models(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def serve_models(
+    route: BridgeRoute, endpoint: str, raw: bytes, traceparent: str | None = None
+) -> Served:
     names = list(route.models) or [DEFAULT_MODEL]
     if endpoint == "models":
         return 200, {"object": "list", "data": [_model_entry(name) for name in names]}

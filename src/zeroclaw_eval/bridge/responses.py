@@ -48,7 +48,9 @@ from zeroclaw_eval.protocol import ModelReply, call_arguments, tool_call_entries
 MESSAGE_ROLES = ("user", "system", "developer", "assistant")
 
 
-def serve_responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def serve_responses(
+    route: BridgeRoute, endpoint: str, raw: bytes, traceparent: str | None = None
+) -> Served:
     """Answer ``POST /v1/responses`` on ``route``."""
     if endpoint != "responses":
         raise Refusal(404, f"the bridge does not serve POST /v1/{endpoint}", "unknown_url")
@@ -61,6 +63,7 @@ def serve_responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
         tools=_tools(body.get("tools")),
         stream=flag(body, "stream"),
         body=body,
+        traceparent=traceparent,
     )
     reply = ask(route, request)
     response = _response(body, request.model, reply)

@@ -235,7 +235,7 @@ class _Handler(TrackedHandler):
                 body = self.read_body(MAX_BODY_BYTES)
             except BodyRefused as refused:
                 raise Refusal(refused.status, refused.message, None) from None
-            status, payload = handler(route, endpoint, body)
+            status, payload = handler(route, endpoint, body, self.headers.get("traceparent"))
         except Refusal as refusal:
             self._refuse(route, refusal)
             return
@@ -383,20 +383,23 @@ def _reason(status: int) -> str:
         return "Error"
 
 
-def _anthropic_messages(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def _anthropic_messages(
+    route: BridgeRoute, endpoint: str, raw: bytes, traceparent: str | None
+) -> Served:
     from zeroclaw_eval.bridge.anthropic import serve_messages  # only when an agent asks
 
-    return serve_messages(route, endpoint, raw)
+    return serve_messages(route, endpoint, raw, traceparent)
 
 
-def _responses(route: BridgeRoute, endpoint: str, raw: bytes) -> Served:
+def _responses(route: BridgeRoute, endpoint: str, raw: bytes, traceparent: str | None) -> Served:
     from zeroclaw_eval.bridge.responses import serve_responses  # only when an agent asks
 
-    return serve_responses(route, endpoint, raw)
+    return serve_responses(route, endpoint, raw, traceparent)
 
 
-Endpoint = Callable[[BridgeRoute, str, bytes], "Served"]
-"""Serves one request: the route, the path under ``/v1``, the raw body."""
+Endpoint = Callable[[BridgeRoute, str, bytes, "str | None"], "Served"]
+"""Serves one request: the route, the path under ``/v1``, the raw body, and the
+request's ``traceparent`` header (the agent's span that made it), if it sent one."""
 
 #: ``(method, first path segment under /v1)`` -> the function serving it.
 ENDPOINTS: dict[tuple[str, str], Endpoint] = {

@@ -41,7 +41,9 @@ class BridgeRequest:
     a ``content`` given as a list of text parts is joined into one string:
     assistant ``tool_calls`` keep their ids and *string* ``arguments``, and
     ``role: "tool"`` messages keep their ``tool_call_id``. ``tools`` are the
-    request's ``tools`` entries as sent; ``body`` is the whole decoded request.
+    request's ``tools`` entries as sent; ``body`` is the whole decoded request;
+    ``traceparent`` its ``traceparent`` header, when the agent's instrumentation
+    sent one (the agent's span that made the request).
     """
 
     api: str
@@ -50,6 +52,7 @@ class BridgeRequest:
     tools: list[dict[str, Any]]
     stream: bool
     body: dict[str, Any]
+    traceparent: str | None = None
 
 
 Answer = Callable[[BridgeRequest], ModelReply]

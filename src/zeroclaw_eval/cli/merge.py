@@ -24,7 +24,7 @@ from zeroclaw_eval.cli.common import (
     "--format",
     "format_name",
     default=None,
-    help="Report format for stdout (text, json, github, or a plugin's, e.g. junit).",
+    help="Report format for stdout (text, json, github, otel, or a plugin's, e.g. junit).",
 )
 @click.option(
     "--report",

@@ -69,7 +69,7 @@ def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     "--format",
     "format_name",
     default=None,
-    help="Report format for stdout (text, json, github, or a plugin's).",
+    help="Report format for stdout (text, json, github, otel, or a plugin's).",
 )
 @click.option(
     "--agent",
@@ -96,7 +96,8 @@ def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> A
     multiple=True,
     metavar="FORMAT:PATH",
     help="Also write the report as FORMAT to PATH (repeatable), e.g. json:report.json; "
-    "PATH - is stdout, in place of --format. Replaces [eval].report.",
+    "PATH - is stdout, in place of --format; otel also takes an OTLP/HTTP URL, e.g. "
+    "otel:http://127.0.0.1:4318/v1/traces. Replaces [eval].report.",
 )
 @repeat_and_history_options
 @config_option

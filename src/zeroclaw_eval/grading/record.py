@@ -72,6 +72,9 @@ class ModelRequest:
     its reply handed the agent (none when the reply never arrived whole),
     ``received`` when the request arrived and ``replied`` when a fault's answer was
     ready (both ``time.monotonic()``; ``replied`` is kept for faults only).
+    ``traceparent`` is the W3C trace context the request carried over the wire (its
+    ``traceparent`` header), when the agent's own instrumentation sent one: a traced
+    run nests its span of the request under the agent's that made it.
     """
 
     turn: int
@@ -85,6 +88,7 @@ class ModelRequest:
     retry_after: float | None = None
     calls_sent: tuple[str, ...] = ()
     replied: float = 0.0
+    traceparent: str | None = None
 
     @property
     def tool_names(self) -> list[str]:
@@ -128,6 +132,7 @@ class ModelRequest:
             None if error is None else error.retry_after,
             () if reply.dropped else tuple(call.call_id for call in reply.tool_calls),
             0.0 if fault is None else time.monotonic(),
+            self.traceparent,
         )
 
     def normalised(self) -> dict[str, Any]:

@@ -39,6 +39,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "zeroclaw_eval.builtin.text",
     "zeroclaw_eval.builtin.json",
     "zeroclaw_eval.builtin.github",
+    "zeroclaw_eval.builtin.otel",
     "zeroclaw_eval.builtin.replay",
     "zeroclaw_eval.builtin.live",
     "zeroclaw_eval.builtin.echo",

@@ -24,10 +24,29 @@ class Formatter(ABC):
     name: ClassVar[str]
     description: ClassVar[str] = ""
     machine_readable: ClassVar[bool] = False
+    traces: ClassVar[bool] = False
+    """Whether it reports what a run observed for tracing: when a run is asked for
+    such a report, and only then, the run opens a trace and keeps each case
+    attempt's times and model exchanges
+    (:attr:`~zeroclaw_eval.report.model.CaseReport.trace`)."""
+    sends: ClassVar[bool] = False
+    """Whether it can send its report to a URL (``--report FORMAT:http://...``,
+    :meth:`send`) as well as write it to a file."""
 
     @abstractmethod
     def render(self, report: SuiteReport) -> str:
         """Return the whole document, ending with a newline."""
+
+    def check(self) -> None:  # noqa: B027 - optional, nothing to check by default
+        """Raise :class:`~zeroclaw_eval.errors.ConfigError` if this formatter cannot
+        write its report here (a missing optional dependency, a bad setting in the
+        environment). Called for each ``--report`` target before any case runs."""
+
+    def send(self, report: SuiteReport, url: str) -> None:
+        """Send ``report`` to ``url`` (``http`` or ``https``, checked already), for a
+        formatter whose :attr:`sends` is true; raise
+        :class:`~zeroclaw_eval.errors.ReportError` saying why one was refused."""
+        raise ReportError(f"formatter {self.name!r} cannot send a report to {url}")
 
     def with_verbosity(self, verbosity: int) -> Formatter:
         """This formatter at a verbosity: -1 (``-q``), 0, or 1 (``-v``).
@@ -65,3 +84,20 @@ def render(formatter: Formatter, report: SuiteReport, plugin: str) -> str:
             f"formatter {formatter.name!r} returned {type(document).__name__}, not text"
         )
     return document
+
+
+def send(formatter: Formatter, report: SuiteReport, url: str, plugin: str) -> None:
+    """``formatter`` sends ``report`` to ``url`` (a ``--report FORMAT:URL`` target).
+
+    Its own :class:`~zeroclaw_eval.errors.ReportError` (the endpoint refused it, or
+    could not be reached) is raised as it is; anything else it raises is one
+    naming it and its ``plugin``, as for :func:`render`.
+    """
+    try:
+        formatter.send(report, url)
+    except ReportError:
+        raise
+    except Exception as exc:
+        raise ReportError(
+            f"formatter {formatter.name!r} of plugin {plugin!r} raised {type(exc).__name__}: {exc}"
+        ) from None

@@ -7,7 +7,10 @@ import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.report.trace import AttemptTrace, RunTrace
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,9 @@ class CaseReport:
     ``[eval] report_requests`` asks the report to carry them. ``capture`` says, for
     a recorded or imported fixture replayed to its end without a run error, that
     its sequence was reproduced and what its maker did and did not observe.
+    ``trace`` is the attempt's span and model exchanges
+    (:mod:`zeroclaw_eval.report.trace`), kept only when a report asked for them; a
+    repeated case's are its attempts'.
 
     A run against a real provider (``live``) also keeps ``usage``: per model
     request, what the provider reported (``turn``, ``step``, ``model``, each token
@@ -99,6 +105,7 @@ class CaseReport:
     cached_input_tokens: int | None = None
     reasoning_tokens: int | None = None
     cost: float | None = None
+    trace: AttemptTrace | None = None
 
     @classmethod
     def of_attempts(cls, attempts: Sequence[CaseReport]) -> CaseReport:
@@ -195,6 +202,8 @@ class SuiteReport:
     narrowed), and ``keyword`` the ``-k`` expression that chose them.
     ``live_settings`` are the ``[eval.live]`` generation settings of a live run
     (:meth:`~zeroclaw_eval.config.LiveConfig.generation`), else ``None``.
+    ``trace`` is the run's span (:mod:`zeroclaw_eval.report.trace`) when a report
+    asked for one, else ``None``.
     ``repeats`` is how many times each case ran, and ``ks`` the k of the pass@k and
     pass^k figures to show (empty: none). ``agent`` names the agent under test
     (:attr:`~zeroclaw_eval.agents.base.AgentUnderTest.run_name`; empty when no case ran).
@@ -215,6 +224,7 @@ class SuiteReport:
     selected_total: int | None = None
     keyword: str | None = None
     live_settings: Mapping[str, Any] | None = None
+    trace: RunTrace | None = None
 
     @property
     def passed_count(self) -> int:

@@ -15,6 +15,7 @@ from zeroclaw_eval.config import EvalConfig
 from zeroclaw_eval.modes.base import RunMode
 from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.report.trace import SpanContext
 from zeroclaw_eval.run.runner import NOT_RUN, Progress, run_cases
 
 __all__ = ["NOT_RUN", "run_until_failure"]
@@ -29,6 +30,7 @@ def run_until_failure(
     suite: str = "",
     progress: Progress | None = None,
     agent: AgentUnderTest | None = None,
+    trace: SpanContext | None = None,
 ) -> SuiteReport:
     """:func:`~zeroclaw_eval.run.runner.run_cases`, stopping after the first case that
     does not pass. Each case keeps its time limit; an interruption returns the same
@@ -43,4 +45,5 @@ def run_until_failure(
         progress=progress,
         agent=agent,
         exitfirst=True,
+        trace=trace,
     )

@@ -49,6 +49,8 @@ from zeroclaw_eval.workspace import fresh_workspace
 if TYPE_CHECKING:
     from zeroclaw_eval.agents.base import RouteOpener, ToolRouteOpener
     from zeroclaw_eval.grading.accounting import Metering
+    from zeroclaw_eval.report.trace import RunTrace, SpanContext
+    from zeroclaw_eval.run.observe import AttemptTracing
     from zeroclaw_eval.toolserver.upstream import UpstreamCall
 
 
@@ -62,6 +64,7 @@ def execute(
     bridge: RouteOpener | None = None,
     tool_server: ToolRouteOpener | None = None,
     opened: Callable[[Closable], None] | None = None,
+    traced: AttemptTracing | None = None,
 ) -> RunRecord:
     """Run a case's turns through a fresh session of ``agent``. Raises :class:`RunError`.
 
@@ -73,7 +76,8 @@ def execute(
     run error whatever the agent. ``opened`` is told the session, and the agent's
     own MCP server (``mcp_upstream``, reached for this attempt alone in a mode that
     talks to a model), as soon as each exists, so that a case abandoned from another
-    thread can be closed.
+    thread can be closed. ``traced`` (a report traces the run) watches the model
+    exchanges, and its span is handed to the agent.
 
     The record comes back with the provider's key redacted from every text in it
     (:meth:`~zeroclaw_eval.config.EvalConfig.secrets`), before any check quotes it
@@ -82,6 +86,8 @@ def execute(
     """
     agent = agent if agent is not None else configured_agent(registry, config)
     provider = mode.provider(case.trace, config)
+    if traced is not None:
+        provider = traced.observe(provider)
     available = registry.make_tools()
     secrets = config.secrets()
     # Most runs replay, with no server of the team's: no per-case bracket to enter.
@@ -107,7 +113,14 @@ def execute(
             )
             tools = script.tools(tools)
         side = ModelSide(
-            case.name, provider, tools, config.max_tool_iterations, bridge, tool_server, secrets
+            case.name,
+            provider,
+            tools,
+            config.max_tool_iterations,
+            bridge,
+            tool_server,
+            secrets,
+            traced.span.traceparent if traced is not None else None,
         )
         session = agent.start(side)
         try:
@@ -182,13 +195,21 @@ def attempt(
     bridge: RouteOpener | None = None,
     tool_server: ToolRouteOpener | None = None,
     opened: Callable[[Closable], None] | None = None,
+    run_span: SpanContext | None = None,
 ) -> CaseReport:
     """Run and grade one case on this thread, turning every failure into its report.
 
     ``SystemExit`` and other non-``Exception`` errors raised by the code run are
     failures too, so a plugin that calls ``sys.exit(0)`` fails its case instead of
-    ending the run green.
+    ending the run green. With ``run_span`` (a report traces the run), the attempt
+    gets a span of its own under it, and its report keeps the attempt's times and
+    model exchanges (:class:`~zeroclaw_eval.report.trace.AttemptTrace`).
     """
+    traced = None
+    if run_span is not None:
+        from zeroclaw_eval.run.observe import AttemptTracing
+
+        traced = AttemptTracing(run_span.child())
     started = time.perf_counter()
     set_up = set_up_s()  # the harness's own first-use set-up is not this case's time
     checks: tuple[CheckResult, ...] = ()
@@ -217,6 +238,7 @@ def attempt(
                     bridge=bridge,
                     tool_server=tool_server,
                     opened=opened_here,
+                    traced=traced,
                 )
                 tokens = (record.input_tokens, record.output_tokens)
                 if mode.talks_to_provider:  # the provider's own figures, priced
@@ -242,6 +264,10 @@ def attempt(
             error = f"case {case.name!r}: unexpected {type(exc).__name__}: {exc}"
         if error is not None and started_sessions:
             requests = _reported_requests(started_sessions[0].requests_so_far(), False, config)
+    trace = None
+    if traced is not None:
+        made = started_sessions[0].requests_so_far() if started_sessions else ()
+        trace = traced.finish(made)
     return CaseReport(
         case.name,
         case.source,
@@ -255,6 +281,7 @@ def attempt(
         warnings=warnings,
         requests=requests,
         capture=notes.reproduced if error is None else None,
+        trace=trace,
         **(_metered(metered) if metered is not None else {}),
     )
 
@@ -303,6 +330,7 @@ def run_cases(
     progress: Progress | None = None,
     agent: AgentUnderTest | None = None,
     exitfirst: bool = False,
+    trace: SpanContext | None = None,
 ) -> SuiteReport:
     """Run already admitted cases and collect their reports, in suite order.
 
@@ -332,7 +360,12 @@ def run_cases(
     :data:`NOT_RUN`. One case at a time (the replay default) stops at the first
     failure in suite order; with several at once, those already running finish
     and are reported. The bridge and the concurrency are the run's, as without it.
+
+    ``trace`` is the run's span, when a report traces the run: each attempt gets a
+    span under it, and the report keeps the run's times
+    (:class:`~zeroclaw_eval.report.trace.RunTrace`) and each attempt's.
     """
+    run_started_ns = time.time_ns()
     mode.check_config(config, registry.tools.keys())
     agent = agent if agent is not None else configured_agent(registry, config)
     agent.check_config(config)
@@ -390,6 +423,7 @@ def run_cases(
                     bridge=bridge,
                     tool_server=tools,
                     opened=lambda session: sessions.add(index, session),
+                    run_span=trace,
                 )
             finally:
                 sessions.forget(index)
@@ -426,6 +460,7 @@ def run_cases(
                     ks=ks,
                     agent=agent.run_name,
                     live_settings=mode.generation_settings(config),
+                    trace=_run_trace(trace, run_started_ns),
                 )
             )
         finally:
@@ -443,8 +478,18 @@ def run_cases(
             ks=ks,
             agent=agent.run_name,
             live_settings=mode.generation_settings(config),
+            trace=_run_trace(trace, run_started_ns),
         )
     )
+
+
+def _run_trace(span: SpanContext | None, started_ns: int) -> RunTrace | None:
+    """The run's span, from ``started_ns`` to now, when the run is traced."""
+    if span is None:
+        return None
+    from zeroclaw_eval.report.trace import RunTrace
+
+    return RunTrace(span, started_ns, time.time_ns())
 
 
 def by_case(attempts: Sequence[CaseReport], repeats: int) -> tuple[CaseReport, ...]:

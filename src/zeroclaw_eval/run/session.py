@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.plugins.registry import Registered
     from zeroclaw_eval.report.formatter import Formatter
     from zeroclaw_eval.report.targets import ReportTarget
+    from zeroclaw_eval.report.trace import SpanContext
     from zeroclaw_eval.run.runner import Progress
     from zeroclaw_eval.run.signals import RunSignals
     from zeroclaw_eval.selection.keyword import Expression
@@ -388,6 +389,7 @@ class Session:
             suite=suite,
             progress=progress,
             agent=plan.agent,
+            trace=_run_span(plan),
         )
 
     def run(
@@ -556,6 +558,17 @@ class Session:
         from zeroclaw_eval.selection.select import suite_label
 
         return suite_label([Path(self.shown(path)) for path in paths])
+
+
+def _run_span(plan: Plan) -> SpanContext | None:
+    """A new trace for the run when one of its reports traces it (``--report
+    otel:...``), else ``None``: a plain run keeps no times nor exchanges."""
+    formatters = [target.formatter for target in plan.targets]
+    if not any(formatter.traces for formatter in (*formatters, plan.formatter) if formatter):
+        return None
+    from zeroclaw_eval.report.trace import SpanContext
+
+    return SpanContext.root()
 
 
 def _noting_vacuity(report: SuiteReport, cases: Sequence[Case]) -> SuiteReport:
