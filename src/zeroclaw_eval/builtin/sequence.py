@@ -491,6 +491,15 @@ def trajectory_score(
     return round(2 * paired / total, 4) if total else 1.0
 
 
+def calls_by_reply(calls: Sequence[RecordedCall]) -> dict[int | None, list[int]]:
+    """The positions of ``calls`` grouped by the reply that asked for them, in order;
+    ``None`` holds the calls no reply asked for."""
+    replies: dict[int | None, list[int]] = {}
+    for position, call in enumerate(calls):
+        replies.setdefault(call.response, []).append(position)
+    return replies
+
+
 def in_order_batched(
     blocks: Sequence[Sequence[int]],
     candidates: Sequence[Sequence[int]],
@@ -510,14 +519,12 @@ def in_order_batched(
 
     count = len(calls)
     heavy = len(candidates) + 2
-    replies: dict[int, list[int]] = {}
-    for position, call in enumerate(calls):
-        if call.response is not None:
-            replies.setdefault(call.response, []).append(position)
-    # A reply is taken whole: it ends a prefix of the calls at its last call.
+    # A reply is taken whole: it ends a prefix of the calls at its last call; calls
+    # no reply asked for are in no batch.
     ending: dict[int, list[tuple[int, list[int]]]] = {}
-    for positions in replies.values():
-        ending.setdefault(positions[-1] + 1, []).append((positions[0], positions))
+    for reply, positions in calls_by_reply(calls).items():
+        if reply is not None:
+            ending.setdefault(positions[-1] + 1, []).append((positions[0], positions))
     rows = [[0] * (count + 1)]
     moves: list[list[Any]] = []
     for block in blocks:
@@ -793,28 +800,25 @@ class _View:
             f"batch {batch} (steps {steps[0]}-{steps[-1]}: {tools}): no reply asked for "
             "all of them after the calls the steps before took"
         )
-        replies: dict[int | None, list[str]] = {}
-        for call in self.calls:
-            replies.setdefault(call.response, []).append(call.name)
         if not self.calls:
             return f"{head} ({self.observed()})"
+        replies = calls_by_reply(self.calls)
         shown = [
-            f"{'reply ?' if reply is None else f'reply {reply}'}: {', '.join(names)}"
-            for reply, names in list(replies.items())[:SHOWN_PROBLEMS]
+            f"{'reply ?' if reply is None else f'reply {reply}'}: "
+            + ", ".join(self.calls[p].name for p in held)
+            for reply, held in list(replies.items())[:SHOWN_PROBLEMS]
         ]
         if len(replies) > SHOWN_PROBLEMS:
             shown.append("...")
-        return f"{head} (calls by reply: {'; '.join(shown)}{self._batch_miss(steps)})"
+        return f"{head} (calls by reply: {'; '.join(shown)}{self._batch_miss(steps, replies)})"
 
-    def _batch_miss(self, steps: Sequence[int]) -> str:
+    def _batch_miss(self, steps: Sequence[int], replies: Mapping[int | None, list[int]]) -> str:
         """Where a reply that asks for every tool of the batch departs from its
         arguments: the first step no call of that reply matches, its nearest call
         there, the pointer and the two values. Empty when no reply asks for them all."""
-        positions: dict[int, list[int]] = {}
-        for position, call in enumerate(self.calls):
-            if call.response is not None:
-                positions.setdefault(call.response, []).append(position)
-        for reply, held in positions.items():
+        for reply, held in replies.items():
+            if reply is None:
+                continue  # calls no reply asked for fill no batch
             named = {
                 number: [
                     p
