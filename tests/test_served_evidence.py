@@ -74,14 +74,14 @@ TWO_CITIES = {
             {
                 "mode": "exact",
                 "steps": [
-                    {"tool": "city_lookup", "arguments": {"city": "Paris-2"}},
                     {"tool": "city_lookup", "arguments": {"city": "Paris-1"}},
+                    {"tool": "city_lookup", "arguments": {"city": "Paris-2"}},
                 ],
             }
         ],
         "tool_results_contain": [
-            {"tool": "city_lookup", "needle": "Paris-2 has another", "call_index": 0},
-            {"tool": "city_lookup", "needle": "Paris-1 has one", "call_index": 1},
+            {"tool": "city_lookup", "needle": "Paris-1 has one", "call_index": 0},
+            {"tool": "city_lookup", "needle": "Paris-2 has another", "call_index": 1},
         ],
     },
 }
@@ -91,7 +91,8 @@ def test_a_scripted_result_goes_to_the_call_that_asked_for_it_in_any_order(
     tmp_path: Path,
 ) -> None:
     # The agent dispatches the step's calls in reverse order, as a framework running
-    # them concurrently may: each city still gets its own scripted result.
+    # them concurrently may: each city still gets its own scripted result, and the
+    # calls count in the order the model asked for them, whatever the agent's order.
     status, document = report(tmp_path, served_config(tmp_path, "make_reversing"), TWO_CITIES)
     assert failed(document) == {}
     assert status == 0

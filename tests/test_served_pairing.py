@@ -226,6 +226,36 @@ def test_the_record_takes_the_dispatches_as_its_calls_and_carries_the_checks() -
     assert [check.passed for check in record.certified_checks()] == [True, False, True, True]
 
 
+def test_calls_of_one_reply_run_side_by_side_are_recorded_in_the_order_asked() -> None:
+    # The agent ran the two lookups of one reply in threads: Tokyo's came back first.
+    # city_lookup[0] must still be Paris, whatever the timing; the note dispatched
+    # between them and the unasked dispatch keep their places.
+    served = object.__new__(ServedTools)
+    served._tools = {"city_lookup": None, "note": None}  # type: ignore[dict-item]
+    served.dispatches = [
+        ran(0, "city_lookup", "Tokyo: Koike", city="Tokyo"),
+        ran(0, "note", "kept", text="x"),
+        ran(0, "city_lookup", "Paris: Hidalgo", city="Paris"),
+        ran(0, "note", "unasked", text="y"),
+        ran(0, "city_lookup", "Lagos: Sanwo-Olu", city="Lagos"),
+    ]
+    requested = [
+        WireCall(0, 0, "c1", "city_lookup", {"city": "Paris"}, 0, "Paris: Hidalgo"),
+        WireCall(0, 0, "c2", "city_lookup", {"city": "Tokyo"}, 0, "Tokyo: Koike"),
+        WireCall(0, 0, "c3", "note", {"text": "x"}, 0, "kept"),
+        WireCall(0, 1, "c4", "city_lookup", {"city": "Lagos"}, 0, "Lagos: Sanwo-Olu"),
+    ]
+    wire = RunRecord(responses=["done"], input_tokens=1, output_tokens=1)
+    record = served.record(wire, requested)
+    assert [(call.call_id, call.result, call.response) for call in record.calls] == [
+        ("c1", "Paris: Hidalgo", 0),
+        ("c2", "Tokyo: Koike", 0),
+        ("c3", "kept", 0),
+        ("mcp_3", "unasked", None),
+        ("c4", "Lagos: Sanwo-Olu", 1),
+    ]
+
+
 def test_a_call_to_a_tool_the_case_does_not_serve_is_recorded_as_a_failed_dispatch() -> None:
     # Over the wire, with the official client: the call crossed the boundary and
     # failed there, so it is a call of the case, failed, and no fault of the route.

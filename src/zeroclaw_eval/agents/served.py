@@ -187,7 +187,7 @@ class ServedTools:
                 # The model call it answers says which reply asked for it.
                 by_dispatch[id(dispatch)].step if id(dispatch) in by_dispatch else None,
             )
-            for index, dispatch in enumerate(self.dispatches)
+            for index, dispatch in as_asked(self.dispatches, pairs)
         ]
         if dialect.model_calls:
             checks = pairing_checks(pairs, unrequested, undispatched, dialect, internal)
@@ -253,6 +253,29 @@ def pair(
     order = {id(call): index for index, call in enumerate(requested)}
     pairs.sort(key=lambda found: order[id(found[0])])
     return pairs, unrequested, undispatched
+
+
+def as_asked(dispatches: Sequence[Dispatch], pairs: Sequence[Pair]) -> list[tuple[int, Dispatch]]:
+    """``dispatches`` (each with its index) with those of one model reply put in the
+    order the model asked for them, in the places they took.
+
+    An agent may run the calls of one reply side by side, so they arrive in an order
+    no fixture can know; the n-th call to a tool must not change with a thread's
+    timing. Across replies, and for a dispatch nobody asked for, the order is the
+    dispatches' own.
+    """
+    asked = {id(dispatch): index for index, (_, dispatch) in enumerate(pairs)}
+    reply = {id(dispatch): (call.turn, call.step) for call, dispatch in pairs}
+    slots: dict[tuple[int, int], list[int]] = {}
+    for index, dispatch in enumerate(dispatches):
+        if id(dispatch) in reply:
+            slots.setdefault(reply[id(dispatch)], []).append(index)
+    placed = list(enumerate(dispatches))
+    for indices in slots.values():
+        ordered = sorted((dispatches[i] for i in indices), key=lambda d: asked[id(d)])
+        for index, dispatch in zip(indices, ordered, strict=True):
+            placed[index] = (index, dispatch)
+    return placed
 
 
 def _pair_by(

@@ -165,7 +165,8 @@ class RunRecord:
     """Everything grading may look at after one case ran.
 
     ``responses`` holds the agent's final text for each turn that completed, in
-    order; ``calls`` every dispatched tool call in dispatch order across all turns;
+    order; ``calls`` every dispatched tool call in dispatch order across all turns (those
+    of one model reply that an agent ran side by side in the order asked);
     ``requests`` every model request the agent made, in order (empty for an agent
     that records none: a third-party agent session may leave it so); ``usage`` what
     the model side reported for each reply, in the same order (a request whose reply
