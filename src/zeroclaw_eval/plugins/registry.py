@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import pluggy
 from pydantic import BaseModel
@@ -30,19 +30,54 @@ KINDS = ("families", "formatters", "modes", "tools", "agents", "dialects")
 
 
 class Registered(Generic[T]):
-    """An object a plugin registered, with the plugin's name."""
+    """An object a plugin registered, with the plugin's name.
+
+    A deferred one (:meth:`deferred`) is made by its loader the first time ``obj``
+    is read, and checked then as it would have been at registration.
+    """
 
     # A plain class: one is made per registration on every run, and a frozen
     # dataclass costs six generated methods, compiled at import.
-    __slots__ = ("name", "obj", "plugin")
+    __slots__ = ("_load", "_obj", "name", "plugin")
 
     def __init__(self, name: str, obj: T, plugin: str) -> None:
         self.name = name
-        self.obj = obj
+        self._obj = obj
+        self._load: Callable[[], T] | None = None
         self.plugin = plugin
 
+    @classmethod
+    def deferred(cls, name: str, load: Callable[[], T], plugin: str) -> Registered[T]:
+        """An entry whose object ``load`` makes on first use."""
+        entry: Registered[T] = cls.__new__(cls)
+        entry.name, entry.plugin, entry._load = name, plugin, load
+        return entry
+
+    @property
+    def obj(self) -> T:
+        """The registered object (made now, if it was deferred)."""
+        if self._load is not None:
+            self._obj = self._load()
+            self._load = None
+        return self._obj
+
     def __repr__(self) -> str:
-        return f"Registered({self.name!r}, {self.obj!r}, plugin={self.plugin!r})"
+        shown = "deferred" if self._load is not None else repr(self._obj)
+        return f"Registered({self.name!r}, {shown}, plugin={self.plugin!r})"
+
+
+class DeferredFamily(NamedTuple):
+    """A family registered by name, its module imported when a case first names it.
+
+    ``load`` returns the family (a :class:`~zeroclaw_eval.grading.family.Family`
+    named ``name``); it is checked then exactly as a family registered whole is at
+    load. The plugin manager registers the built-in families this way
+    (:data:`~zeroclaw_eval.plugins.manager.FAMILY_MODULES`), so a run imports only
+    the families its cases use.
+    """
+
+    name: str
+    load: Callable[[], Any]
 
 
 @dataclass(frozen=True)
@@ -70,6 +105,10 @@ class Registry:
         tools: dict[str, Registered[Callable[[], Tool]]] = {}
 
         for plugin, args in _each(pm, "zeroclaw_eval_register_families"):
+            if len(args) == 1 and isinstance(args[0], DeferredFamily):
+                name, load = args[0]
+                _add_entry(families, "family", _deferred_family(name, load, plugin))
+                continue
             family = _one_named(args, Family, "family", plugin)
             _check_params(family, plugin)
             _add(families, "family", family.name, family, plugin)
@@ -221,10 +260,36 @@ def _check_params(family: Family[Any], plugin: str) -> None:
         )
 
 
+def _deferred_family(name: str, load: Callable[[], Any], plugin: str) -> Registered[Family[Any]]:
+    def made() -> Family[Any]:
+        try:
+            loaded = load()
+        except PluginLoadError:
+            raise
+        except Exception as exc:
+            raise PluginLoadError(
+                f"plugin {plugin!r} failed to load family {name!r}: {type(exc).__name__}: {exc}"
+            ) from exc
+        family: Family[Any] = _one_named((loaded,), Family, "family", plugin)
+        if family.name != name:
+            raise PluginLoadError(
+                f"plugin {plugin!r} deferred family {name!r}, but its loader made "
+                f"family {family.name!r}"
+            )
+        _check_params(family, plugin)
+        return family
+
+    return Registered.deferred(name, made, plugin)
+
+
 def _add(table: dict[str, Registered[T]], label: str, name: str, obj: T, plugin: str) -> None:
-    if name in table:
+    _add_entry(table, label, Registered(name, obj, plugin))
+
+
+def _add_entry(table: dict[str, Registered[T]], label: str, entry: Registered[T]) -> None:
+    if entry.name in table:
         raise PluginLoadError(
-            f"{label} {name!r} is registered by both plugin {table[name].plugin!r} "
-            f"and plugin {plugin!r}"
+            f"{label} {entry.name!r} is registered by both plugin "
+            f"{table[entry.name].plugin!r} and plugin {entry.plugin!r}"
         )
-    table[name] = Registered(name, obj, plugin)
+    table[entry.name] = entry

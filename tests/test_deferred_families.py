@@ -1,0 +1,214 @@
+"""Families registered by name and made on first use: the built-in family modules
+are imported only when a case names one of their families, and a deferred family
+is held to the same checks as one registered whole.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from zeroclaw_eval import Family, RunRecord
+from zeroclaw_eval.errors import PluginLoadError
+from zeroclaw_eval.plugins.manager import DEFAULT_PLUGINS, FAMILY_MODULES
+from zeroclaw_eval.plugins.registry import DeferredFamily
+from zeroclaw_eval.report.model import CheckResult
+from zeroclaw_eval.testing import fixture, write_fixture
+
+from .test_registry import Registers, registry_with
+
+
+def registered_by(module: Any) -> list[str]:
+    names: list[str] = []
+    module.zeroclaw_eval_register_families(register=lambda family: names.append(family.name))
+    return names
+
+
+def test_the_table_of_family_modules_says_what_each_module_registers() -> None:
+    # Every default plugin that implements the families hook and no other is in
+    # the table, with the names its hook registers, in its order.
+    only_families = {}
+    for name in DEFAULT_PLUGINS:
+        module = importlib.import_module(name)
+        hooks = sorted(attr for attr in vars(module) if attr.startswith("zeroclaw_eval_"))
+        if hooks == ["zeroclaw_eval_register_families"]:
+            only_families[name] = tuple(registered_by(module))
+    assert dict(FAMILY_MODULES) == only_families
+
+
+def test_a_run_imports_the_family_modules_its_cases_use_and_no_other(tmp_path: Path) -> None:
+    # In a fresh interpreter: a case with a response check and a tool sequence runs,
+    # and only the modules of those families (and what they import) are loaded.
+    case = fixture(
+        {
+            "response_contains": ["hello"],
+            "tool_sequence": [{"mode": "exact", "steps": [{"tool": "echo"}]}],
+        },
+        tool_calls=[("echo", {"message": "hello"})],
+        response="hello",
+    )
+    path = write_fixture(tmp_path / "suite", case)
+    code = (
+        "import sys\n"
+        "from zeroclaw_eval.cli import main\n"
+        "try:\n"
+        f"    main(['eval', 'run', '--no-history', {str(path)!r}])\n"
+        "except SystemExit as exit:\n"
+        "    code = exit.code\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('zeroclaw_eval.builtin.'))\n"
+        "print(__import__('json').dumps([code, loaded]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    code_, loaded = json.loads(result.stdout.splitlines()[-1])
+    assert code_ == 0, result.stdout + result.stderr
+    families = {module for module in FAMILY_MODULES if module in loaded}
+    # sequence's own imports bring tools; nothing brings the others.
+    assert families == {
+        "zeroclaw_eval.builtin.response",
+        "zeroclaw_eval.builtin.sequence",
+        "zeroclaw_eval.builtin.tools",
+    }
+
+
+class Loose(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    word: str
+
+
+class LooseFamily(Family[Loose]):
+    name = "loose"
+    params = Loose
+
+    def grade(self, params: Loose, run: RunRecord) -> list[CheckResult]:
+        return [CheckResult(self.name, False, "never")]
+
+
+class Strict(LooseFamily):
+    name = "strict"
+    params = list[str]
+
+
+def deferred(name: str, load: Any) -> Registers:
+    return Registers("zeroclaw_eval_register_families", (DeferredFamily(name, load),))
+
+
+def test_a_deferred_family_is_made_once_on_first_use() -> None:
+    made: list[str] = []
+
+    def load() -> Family[Any]:
+        made.append("strict")
+        return Strict()
+
+    registry = registry_with(("lazy", deferred("strict", load)))
+    entry = registry.families["strict"]
+    assert (entry.name, entry.plugin, made) == ("strict", "lazy", [])
+    assert "deferred" in repr(entry)
+    assert isinstance(registry.family("strict").obj, Strict)  # type: ignore[union-attr]
+    assert entry.obj is entry.obj
+    assert made == ["strict"]
+
+
+@pytest.mark.parametrize(
+    ("name", "load", "message"),
+    [
+        (
+            "loose",
+            LooseFamily,
+            "plugin 'lazy' registered family 'loose' whose parameters accept unknown keys",
+        ),
+        (
+            "other",
+            Strict,
+            "plugin 'lazy' deferred family 'other', but its loader made family 'strict'",
+        ),
+        ("strict", lambda: "not a family", "plugin 'lazy' registered 'not a family' as a family"),
+        (
+            "strict",
+            lambda: importlib.import_module("no_such_module_here"),
+            "plugin 'lazy' failed to load family 'strict': ModuleNotFoundError",
+        ),
+    ],
+    ids=["lax-params", "wrong-name", "not-a-family", "import-fails"],
+)
+def test_a_deferred_family_is_checked_on_first_use_as_a_registered_one(
+    name: str, load: Any, message: str
+) -> None:
+    registry = registry_with(("lazy", deferred(name, load)))
+    with pytest.raises(PluginLoadError) as refused:
+        registry.families[name].obj  # noqa: B018 (the read makes it)
+    assert message in str(refused.value)
+
+
+def test_a_deferred_name_clashes_like_a_registered_one() -> None:
+    with pytest.raises(PluginLoadError) as refused:
+        registry_with(("lazy", deferred("tool_sequence", Strict)))
+    assert str(refused.value) == (
+        "family 'tool_sequence' is registered by both plugin 'sequence' and plugin 'lazy'"
+    )
+
+
+def _hookable_module() -> Any:
+    """A module holding every kind of attribute pluggy may or may not take."""
+    import types
+
+    from zeroclaw_eval import hookimpl
+
+    module = types.ModuleType("every_kind")
+
+    @hookimpl
+    def zeroclaw_eval_register_tools(register: Any) -> None: ...
+
+    @hookimpl(specname="zeroclaw_eval_register_modes")
+    def named_otherwise(register: Any) -> None: ...
+
+    class Holder:
+        @staticmethod
+        @hookimpl
+        def zeroclaw_eval_register_agents(register: Any) -> None: ...
+
+        @hookimpl
+        def zeroclaw_eval_register_dialects(self, register: Any) -> None: ...
+
+    def unmarked(register: Any) -> None: ...
+
+    module.__dict__.update(
+        zeroclaw_eval_register_tools=zeroclaw_eval_register_tools,
+        named_otherwise=named_otherwise,
+        static=Holder.__dict__["zeroclaw_eval_register_agents"],
+        bound=Holder().zeroclaw_eval_register_dialects,
+        unmarked=unmarked,
+        Holder=Holder,
+        CONSTANT=3,
+        nothing=None,
+        builtin=len,
+    )
+    return module
+
+
+def test_the_manager_finds_exactly_the_hook_implementations_pluggy_finds() -> None:
+    # The manager answers for a module's plain names itself; for every attribute
+    # of every built-in module, and of a module holding every kind pluggy takes,
+    # the answer is pluggy's own.
+    import pluggy
+
+    from zeroclaw_eval.plugins.manager import PluginManager
+
+    ours = PluginManager()
+    modules = [importlib.import_module(name) for name in DEFAULT_PLUGINS]
+    found = 0
+    for module in [*modules, _hookable_module()]:
+        for attr in dir(module):
+            expected = pluggy.PluginManager.parse_hookimpl_opts(ours, module, attr)
+            assert ours.parse_hookimpl_opts(module, attr) == expected, (module, attr)
+            found += expected is not None
+    # Each built-in implements one hook; the made-up module four, of every kind.
+    assert found == len(DEFAULT_PLUGINS) + 4
