@@ -212,6 +212,11 @@ def finish_reason(reply: ModelReply) -> str:
     return "tool_calls" if reply.tool_calls else "stop"
 
 
+# json.dumps(..., ensure_ascii=False) builds an encoder on every call; the loop
+# writes every tool call's arguments into the history it sends the model.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def arguments_text(arguments: Mapping[str, Any]) -> str:
     """Tool-call arguments as the JSON string the OpenAI APIs send."""
-    return json.dumps(arguments, ensure_ascii=False)
+    return _encode(arguments)

@@ -311,12 +311,13 @@ def _unobservable(
     if not missing:
         return
     for expectation in expectations:
-        read = expectation.family.evidence(expectation.params) or frozenset()
-        reason = next((missing[kind] for kind in sorted(read) if kind in missing), None)
-        if reason is not None:
+        # Run for every case a mode or agent misses something for: a set's
+        # intersection, sorted only when there is one to name.
+        unseen = missing.keys() & (expectation.family.evidence(expectation.params) or ())
+        if unseen:
             yield Problem(
                 ("expects", expectation.name),
-                f"{who} cannot certify this family: {reason}",
+                f"{who} cannot certify this family: {missing[min(unseen)]}",
             )
 
 

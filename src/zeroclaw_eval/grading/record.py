@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from zeroclaw_eval.report.model import CheckResult
 
 
+# json.dumps(..., ensure_ascii=False) builds an encoder on every call; argument
+# needles read every call's arguments as text.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
 @dataclass(frozen=True)
 class RecordedCall:
     """One tool call as it crossed the dispatch boundary.
@@ -47,7 +52,7 @@ class RecordedCall:
     @property
     def arguments_json(self) -> str:
         """The arguments as JSON text, non-ASCII kept as is: what needles are matched against."""
-        return json.dumps(self.arguments, ensure_ascii=False)
+        return _encode(self.arguments)
 
 
 @dataclass(frozen=True)

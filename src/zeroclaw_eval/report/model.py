@@ -175,6 +175,8 @@ class CaseReport:
     def undecided(self) -> bool:
         """Whether the case did not pass only because a check could not be decided: it
         ran, and every check that did not pass is undecided. It still does not pass."""
+        if self.passed:  # most cases: read for every one by the report and the history
+            return False
         if self.attempts:
             missed = [attempt for attempt in self.attempts if not attempt.passed]
             return bool(missed) and all(attempt.undecided for attempt in missed)
