@@ -50,34 +50,20 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.agents.dialect",
         "zeroclaw_eval.agents.loop",
         "zeroclaw_eval.builtin",
-        # The budget families: registered on every run; their accounting
-        # (grading.accounting) is imported only when a case grades one.
-        "zeroclaw_eval.builtin.budgets",
-        "zeroclaw_eval.builtin.callstatus",
-        "zeroclaw_eval.builtin.counts",
-        "zeroclaw_eval.builtin.dataflow",
+        # Of the default family modules, only the one of W1's response_contains is
+        # imported: the others are registered by name and imported on first use.
         "zeroclaw_eval.builtin.dialects",
-        "zeroclaw_eval.builtin.dispatch",
         "zeroclaw_eval.builtin.echo",
-        "zeroclaw_eval.builtin.evidence",
-        "zeroclaw_eval.builtin.forbidden",
         "zeroclaw_eval.builtin.github",
         "zeroclaw_eval.builtin.json",
         "zeroclaw_eval.builtin.live",
         # The otel formatter's plugin module is registered on every run; what makes
         # its spans (builtin.otel_spans, OpenTelemetry) only when the report is asked for.
         "zeroclaw_eval.builtin.otel",
-        "zeroclaw_eval.builtin.model_side",
-        "zeroclaw_eval.builtin.recovery",
         "zeroclaw_eval.builtin.reference",
-        "zeroclaw_eval.builtin.request_size",
         "zeroclaw_eval.builtin.replay",
         "zeroclaw_eval.builtin.response",
-        # Default family plugins are registered on every run; their matching
-        # (grading.alignment, util.jsonvalue) is imported only when a case uses them.
-        "zeroclaw_eval.builtin.sequence",
         "zeroclaw_eval.builtin.text",
-        "zeroclaw_eval.builtin.tools",
         "zeroclaw_eval.case",
         "zeroclaw_eval.case.admission",
         # Every fixture's scripted faults are admitted (cheap: no fault, no work).
@@ -114,6 +100,8 @@ W1_MODULES = frozenset(
         "zeroclaw_eval.run.supervise",
         "zeroclaw_eval.util",
         "zeroclaw_eval.util.distinfo",
+        # The records every case makes are frozen dataclasses made quickly.
+        "zeroclaw_eval.util.frozen",
         "zeroclaw_eval.util.paths",
         # Every run asks whether it holds a provider key to keep out of what it writes.
         "zeroclaw_eval.util.redact",

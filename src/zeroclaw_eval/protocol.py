@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from zeroclaw_eval.util.frozen import quick_frozen
+
 #: Default cap on model round trips that ask for tools within one turn.
 DEFAULT_MAX_TOOL_ITERATIONS = 10
 
@@ -25,7 +27,7 @@ Message = dict[str, Any]
 RETRYABLE_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class ToolCallRequest:
     """A tool call the model asked for.
 
@@ -77,7 +79,7 @@ class Usage:
     cache_write_input_tokens: int | None = None
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class ModelReply:
     """One model response: text (``tool_calls`` empty) or a request for tool calls.
 
@@ -121,7 +123,7 @@ class ModelReply:
         return None
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class ToolResult:
     """What a tool returned: its output text, and whether it succeeded.
 

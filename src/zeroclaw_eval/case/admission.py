@@ -18,7 +18,6 @@ import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,7 @@ from zeroclaw_eval.modes.base import RunMode
 from zeroclaw_eval.plugins.registry import Registry
 from zeroclaw_eval.report.model import CheckResult, plural
 from zeroclaw_eval.util import strictjson
+from zeroclaw_eval.util.frozen import quick_frozen
 from zeroclaw_eval.util.wording import (
     MISSING,
     describe,
@@ -53,7 +53,7 @@ Path_ = tuple[str | int, ...]
 MAX_FIXTURE_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class Expectation:
     """One admitted ``expects`` entry: the family, its validated parameters, its plugin."""
 
@@ -66,7 +66,7 @@ class Expectation:
         return self.family.name
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class Case:
     """An admitted fixture: safe to run and to grade."""
 

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from zeroclaw_eval.util.frozen import quick_frozen
+
 if TYPE_CHECKING:
     from zeroclaw_eval.grading.accounting import Prices
     from zeroclaw_eval.protocol import Message, ModelReply, Tool, Usage
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class RecordedCall:
     """One tool call as it crossed the dispatch boundary.
 
@@ -55,7 +57,7 @@ class RecordedCall:
         return _encode(self.arguments)
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class ModelRequest:
     """One request the model side answered, as the agent sent it.
 
@@ -148,7 +150,7 @@ class ModelRequest:
         return normalise(self)
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class RequestUsage:
     """What the model side reported for one request: ``usage`` (``None``: nothing)
     and the model it said answered (``None``: it did not say). ``turn`` and ``step``

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from zeroclaw_eval.util.frozen import quick_frozen
+
 if TYPE_CHECKING:
     from zeroclaw_eval.report.trace import AttemptTrace, RunTrace
 
@@ -25,7 +27,7 @@ class Retry:
         return f"{self.reason} (attempt {self.attempt}, waited {self.waited_s:g} s)"
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class CheckResult:
     """One graded expectation entry.
 
@@ -52,7 +54,7 @@ class CheckResult:
         return cls(check, False, detail, undecided=True)
 
 
-@dataclass(frozen=True)
+@quick_frozen
 class CaseReport:
     """The outcome of one case: its checks, or the run error that stopped it.
 
