@@ -559,9 +559,9 @@ def test_a_family_reading_evidence_outside_the_known_kinds_is_the_plugins_defect
         admit_file(path, registry, replay)
     assert (refused.value.field, refused.value.message) == (
         "expects.vibes",
-        "family 'vibes' of plugin 'moody' reads evidence vibes, not among arguments, calls, "
-        "requests, response, results, status, usage: a defect of that plugin, not of this "
-        "fixture",
+        "family 'vibes' of plugin 'moody' reads evidence vibes, not among answers, arguments, "
+        "calls, requests, response, results, status, usage: a defect of that plugin, not of "
+        "this fixture",
     )
 
 

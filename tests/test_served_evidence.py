@@ -15,6 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import pytest
+
 from .bridged_helpers import configure, factory, run, write_suite
 
 
@@ -143,6 +145,45 @@ def test_a_flattening_agent_that_answers_through_its_own_tool_passes_when_honest
     checks = {c["check"]: c["detail"] for c in document["cases"][0]["checks"]}
     assert checks["served_tools: requested calls dispatched"] == "1 requested call dispatched"
     assert checks["exact_tool_calls: 1"] == "observed 1 call: city_lookup"
+
+
+ANSWERED = {**LOOKUP, "model_name": "answered", "expects": {"tool_calls_answered": True}}
+
+
+@pytest.mark.parametrize("served", [True, False], ids=["served", "own-tools"])
+def test_a_flattening_agent_refuses_tool_calls_answered_which_it_could_never_pass(
+    tmp_path: Path, served: bool
+) -> None:
+    # Its results come back as one user text per step, tied to no call id: the check
+    # follows each result to its call by id, so even this honest agent would fail it.
+    make = served_config if served else own_config
+    case = ANSWERED if served else {k: v for k, v in ANSWERED.items() if k != "tool_results"}
+    result = run(make(tmp_path, "make_observing", SMOLAGENTS), write_suite(tmp_path / "s", case))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1].endswith(
+        "expects.tool_calls_answered=true: agent 'factory loop_agent:make_observing' cannot "
+        "certify this family: dialect 'smolagents': it shows the model the results of a "
+        "step's calls together, in one text tied to no call id, so the wire never says "
+        "which call a result answers"
+    )
+    # Where the wire ties each result to its call, the same case is admitted and passes.
+    status, document = report(
+        tmp_path / "chat",
+        served_config(tmp_path / "chat", "make_agent"),
+        {
+            **ANSWERED,
+            "turns": [
+                {
+                    **LOOKUP["turns"][0],
+                    "steps": [
+                        LOOKUP["turns"][0]["steps"][0],
+                        {"response": {"type": "text", "content": "2.1 million"}},
+                    ],
+                }
+            ],
+        },
+    )
+    assert (status, failed(document)) == (0, {})
 
 
 def test_read_as_tool_messages_the_same_agent_looks_like_a_liar(tmp_path: Path) -> None:

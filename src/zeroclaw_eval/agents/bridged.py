@@ -68,6 +68,13 @@ UNOBSERVABLE_CODE_CALLS = (
     '([eval.agent] tools = "served") to grade its calls'
 )
 
+#: Why an agent that flattens a step's results into one text never shows which call a
+#: result answers (``tool_calls_answered``).
+UNOBSERVABLE_ANSWERS = (
+    "it shows the model the results of a step's calls together, in one text tied to no "
+    "call id, so the wire never says which call a result answers"
+)
+
 #: Why an agent that flattens a step's results into one text cannot tie a result to
 #: one of several calls of that step to its own tools.
 UNTIED_RESULTS = (
@@ -164,15 +171,18 @@ class BridgedAgent(AgentUnderTest):
     def unobservable(self) -> Mapping[str, str]:
         # Served its tools, the agent is seen on both sides: everything rests on the
         # dispatches. With tools of its own, only what crosses the model's wire.
+        missing: dict[str, str] = {}
+        if self.dialect.flattens:  # whichever side runs the tools
+            missing["answers"] = f"dialect {self.dialect.name!r}: {UNOBSERVABLE_ANSWERS}"
         if self.serves_tools:
-            return MappingProxyType({})
+            return MappingProxyType(missing)
         if not self.dialect.model_calls:
-            return MappingProxyType(
+            missing.update(
                 dict.fromkeys(("calls", "arguments", "results", "status"), UNOBSERVABLE_CODE_CALLS)
             )
-        return MappingProxyType(
-            {"arguments": UNOBSERVABLE_ARGUMENTS, "status": UNOBSERVABLE_SUCCESS}
-        )
+            return MappingProxyType(missing)
+        missing.update({"arguments": UNOBSERVABLE_ARGUMENTS, "status": UNOBSERVABLE_SUCCESS})
+        return MappingProxyType(missing)
 
     def admit(self, trace: LlmTrace) -> Iterable[Problem]:
         yield from super().admit(trace)

@@ -116,6 +116,10 @@ class MaxModelRequests(Family[RequestBudget]):
         return checks
 
 
+#: What tool_calls_answered reads: the requests, and the call each result answers.
+ANSWERS = frozenset({"requests", "answers"})
+
+
 class _Asserted(Family[Literal[True]]):
     """A family over the requests that is asserted, never denied (``true``: ``false``
     would say nothing a run could show)."""
@@ -134,6 +138,11 @@ class ToolCallsAnswered(_Asserted):
         "every tool call the model asked for got its result (an error or a cancellation "
         "included) back to the model in a later request"
     )
+
+    def evidence(self, params: Any) -> frozenset[str]:
+        # A result is tied to its call by the call's id: an agent whose wire shows
+        # results tied to none refuses the entry (a correct one could not pass it).
+        return ANSWERS
 
     def replay_rules(self, params: Literal[True], steps: Steps) -> Iterable[Problem]:
         if not any(step.calls for turn in steps for step in turn):

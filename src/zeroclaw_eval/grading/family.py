@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 P = TypeVar("P")
 
 #: The kinds of evidence a run record holds, as :meth:`Family.evidence` names them.
-EVIDENCE = frozenset({"response", "calls", "arguments", "results", "status", "requests", "usage"})
+EVIDENCE = frozenset(
+    {"response", "calls", "arguments", "results", "status", "requests", "answers", "usage"}
+)
 
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
 """A string that must not be empty (an empty needle matches everything)."""
@@ -122,7 +124,8 @@ class Family(ABC, Generic[P]):
         final text), ``calls`` (which tools were called, how often, in which order),
         ``arguments`` (the arguments they were dispatched with), ``results`` (what they
         returned), ``status`` (whether each succeeded, by the tool's own flag),
-        ``requests`` (what the model was shown), ``usage`` (the tokens the provider
+        ``requests`` (what the model was shown), ``answers`` (which call each result
+        shown to the model answers, by its call id), ``usage`` (the tokens the provider
         reported for its replies).
 
         An agent under test, or a run mode, that cannot make one of them observable
