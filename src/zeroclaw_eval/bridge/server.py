@@ -297,12 +297,16 @@ class _Handler(TrackedHandler):
             )
 
     def _send(
-        self, status: int, payload: dict[str, Any] | list[bytes] | Dropped, extra: str = ""
+        self,
+        status: int,
+        payload: dict[str, Any] | list[bytes] | Dropped,
+        extra: str = "",
+        scripted: bool = False,
     ) -> None:
         """Send a JSON document, or a list of server-sent events as a chunked stream;
-        a :class:`Dropped` one is cut short and its connection closed. ``extra``: the
-        header lines of a scripted error, which the client may retry; an error
-        without them is the bridge's own refusal, which it must not."""
+        a :class:`Dropped` one is cut short and its connection closed. ``extra``: more
+        header lines. An error is the bridge's own refusal, which the client must not
+        retry, unless ``scripted``: a fault the fixture serves, which it may."""
         dropped = isinstance(payload, Dropped)
         if isinstance(payload, Dropped):
             payload = payload.payload
@@ -325,7 +329,7 @@ class _Handler(TrackedHandler):
             if not dropped:
                 body += b"0\r\n\r\n"
         head += extra
-        if status >= 400 and not extra:
+        if status >= 400 and not scripted:
             head += "x-should-retry: false\r\n"
         if dropped:
             self.close_connection = True  # the drop: the client reads an early end
@@ -335,18 +339,18 @@ class _Handler(TrackedHandler):
         self.wfile.write(head.encode("latin-1") + b"\r\n" + body)
 
     def _send_error(self, refusal: Refusal) -> None:
+        # A scripted error is sent as a provider sends it: no "do not retry" (the
+        # client decides), the wait it asks for, if any, and nothing that tells the
+        # agent it is scripted.
+        scripted = isinstance(refusal, ServedError)
         extra = ""
-        if isinstance(refusal, ServedError):
-            # As a provider answers: no "do not retry" (the client decides), and the
-            # wait it asks for, if any; the header says, in a client's logs, whose it is.
-            extra = "x-zeroclaw-eval-fault: http_error\r\n"
-            if refusal.retry_after is not None:
-                extra += f"Retry-After: {refusal.retry_after:g}\r\n"
+        if isinstance(refusal, ServedError) and refusal.retry_after is not None:
+            extra = f"Retry-After: {refusal.retry_after:g}\r\n"
         if self.path.split("?", 1)[0].rstrip("/").endswith("/v1/messages"):
             # The Anthropic SDKs read their own error shape.
             kind = refusal.anthropic_kind if isinstance(refusal, ServedError) else refusal.kind
             error = {"type": kind, "message": refusal.message}
-            self._send(refusal.status, {"type": "error", "error": error}, extra)
+            self._send(refusal.status, {"type": "error", "error": error}, extra, scripted)
             return
         self._send(
             refusal.status,
@@ -359,6 +363,7 @@ class _Handler(TrackedHandler):
                 }
             },
             extra,
+            scripted,
         )
 
 
