@@ -34,22 +34,32 @@ def admit_faults(trace: LlmTrace) -> Iterator[Problem]:
             response = step.response
             if response.type == "text":
                 continue
-            where = ("turns", number, "steps", index, "response")
             if isinstance(response, HttpErrorResponse):
                 if response.retry_after is not None and not _retried(response):
                     yield Problem(
-                        (*where, "retry_after"),
+                        ("turns", number, "steps", index, "response", "retry_after"),
                         f"no client retries a {response.status}, so a Retry-After on it "
                         "is never read (statuses retried: 408, 409, 429, 5xx)",
                     )
                 continue
             for position, call in enumerate(response.tool_calls):
+                given = "arguments" in call.__pydantic_fields_set__
+                if given and call.arguments_text is None:
+                    continue  # the common case: arguments, and no text of them
                 # The first "tool_calls" is the union tag, as pydantic has it.
-                at = (*where, "tool_calls", "tool_calls", position)
+                at = (
+                    "turns",
+                    number,
+                    "steps",
+                    index,
+                    "response",
+                    "tool_calls",
+                    "tool_calls",
+                    position,
+                )
                 if call.arguments_text is None:
-                    if "arguments" not in call.model_fields_set:
-                        yield Problem(at, "arguments is required (or arguments_text)")
-                elif "arguments" in call.model_fields_set:
+                    yield Problem(at, "arguments is required (or arguments_text)")
+                elif given:
                     yield Problem(
                         at,
                         "give arguments, or arguments_text for arguments that are not valid "
@@ -61,7 +71,12 @@ def admit_faults(trace: LlmTrace) -> Iterator[Problem]:
                         "is a valid JSON object: script it as arguments (arguments_text "
                         "is for arguments that are not valid JSON)",
                     )
-        if _retried(steps[-1].response) and (len(steps) == 1 or not _retried(steps[-2].response)):
+        last = steps[-1].response
+        if (
+            last.type != "text"
+            and _retried(last)
+            and (len(steps) == 1 or not _retried(steps[-2].response))
+        ):
             yield Problem(
                 ("turns", number, "steps", len(steps) - 1, "response"),
                 "a client retries this fault, and the turn has no step left to answer the "
