@@ -212,3 +212,145 @@ def test_the_manager_finds_exactly_the_hook_implementations_pluggy_finds() -> No
             found += expected is not None
     # Each built-in implements one hook; the made-up module four, of every kind.
     assert found == len(DEFAULT_PLUGINS) + 4
+
+
+# --- what the registry refuses at load, kind by kind --------------------------------
+
+
+class Nameless(Strict):
+    name = ""
+
+
+class NotAType(Strict):
+    name = "not_a_type"
+    params = 42  # pydantic cannot build a validator for this
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@pytest.mark.parametrize(
+    ("hook", "registrations", "message"),
+    [
+        (
+            "zeroclaw_eval_register_families",
+            [(Nameless(),)],
+            "plugin 'p' registered a family with an empty name",
+        ),
+        (
+            "zeroclaw_eval_register_families",
+            [(object(),)],
+            "plugin 'p' registered <object",
+        ),
+        (
+            "zeroclaw_eval_register_families",
+            [(DeferredFamily("deferred", Strict), "more")],
+            "plugin 'p' registered (DeferredFamily(name='deferred'",
+        ),
+        (
+            "zeroclaw_eval_register_families",
+            [(NotAType(),)],
+            "plugin 'p' registered family 'not_a_type' with an invalid params type: ",
+        ),
+        ("zeroclaw_eval_register_modes", [("mode",)], "plugin 'p' registered 'mode' as a run mode"),
+        ("zeroclaw_eval_register_agents", [(3,)], "plugin 'p' registered 3 as an agent"),
+        ("zeroclaw_eval_register_dialects", [(3,)], "plugin 'p' registered 3 as a dialect"),
+        (
+            "zeroclaw_eval_register_tools",
+            [(3, lambda: None)],
+            "plugin 'p' registered a tool as (3, ",
+        ),
+        (
+            "zeroclaw_eval_register_tools",
+            [("", lambda: None)],
+            "plugin 'p' registered a tool as ('', ",
+        ),
+        (
+            "zeroclaw_eval_register_tools",
+            [("tool", "not callable")],
+            "plugin 'p' registered a tool as ('tool', 'not callable')",
+        ),
+        (
+            "zeroclaw_eval_register_settings",
+            [(Settings, print), (Settings, print)],
+            "plugin 'p' registered its settings twice",
+        ),
+    ],
+    ids=[
+        "nameless-family",
+        "not-a-family",
+        "deferred-with-more",
+        "params-no-validator",
+        "not-a-mode",
+        "not-an-agent",
+        "not-a-dialect",
+        "tool-name-not-text",
+        "tool-name-empty",
+        "tool-not-callable",
+        "settings-twice",
+    ],
+)
+def test_each_kind_refuses_a_registration_it_cannot_use_naming_the_plugin(
+    hook: str, registrations: list[tuple[Any, ...]], message: str
+) -> None:
+    with pytest.raises(PluginLoadError) as refused:
+        registry_with(("p", Registers(hook, *registrations)))
+    assert str(refused.value).startswith(message)
+
+
+def test_a_loaders_own_load_error_is_kept_as_it_said_it() -> None:
+    def load() -> Family[Any]:
+        raise PluginLoadError("the family's data file is missing")
+
+    registry = registry_with(("lazy", deferred("strict", load)))
+    with pytest.raises(PluginLoadError) as refused:
+        registry.families["strict"].obj  # noqa: B018 (the read makes it)
+    assert str(refused.value) == "the family's data file is missing"
+
+
+def test_the_blocked_plugins_are_the_registrys_blocked() -> None:
+    assert registry_with(blocked=["sequence", "counts"]).blocked == ("counts", "sequence")
+
+
+def test_a_module_that_does_not_register_a_family_it_is_said_to_is_named() -> None:
+    # The table named a family its module does not register (beside a nameless one).
+    import types
+
+    from zeroclaw_eval import hookimpl
+    from zeroclaw_eval.plugins.manager import DeferredFamilies
+
+    module = types.ModuleType("short_module")
+
+    @hookimpl
+    def zeroclaw_eval_register_families(register: Any) -> None:
+        register(Strict())
+        register(object())
+
+    module.zeroclaw_eval_register_families = zeroclaw_eval_register_families  # type: ignore[attr-defined]
+    sys.modules["short_module"] = module
+    try:
+        plugin = DeferredFamilies("short_module", ("strict", "missing"))
+        assert isinstance(plugin.family("strict"), Strict)
+        with pytest.raises(PluginLoadError) as refused:
+            plugin.family("missing")
+        assert str(refused.value) == "short_module registers no family 'missing'"
+    finally:
+        del sys.modules["short_module"]
+
+
+def test_a_plugin_passed_in_process_is_not_built_in_and_a_blocked_one_skips_only_itself() -> None:
+    from zeroclaw_eval.plugins.manager import get_plugin_manager
+
+    first, second = (
+        Registers("zeroclaw_eval_register_families"),
+        Registers("zeroclaw_eval_register_families"),
+    )
+    first.__name__ = "first"  # type: ignore[attr-defined]
+    second.__name__ = "second"  # type: ignore[attr-defined]
+    pm = get_plugin_manager(
+        blocked=["first"], plugins=[first, second], load_entry_points=False, environ={}
+    )
+    assert not pm.has_plugin("first") and pm.has_plugin("second")
+    assert pm.origins["second"].builtin is False
+    assert pm.origins["sequence"].builtin is True

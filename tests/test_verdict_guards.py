@@ -204,6 +204,8 @@ def test_an_undecided_check_fails_a_gating_suite_and_not_a_measuring_one() -> No
     undecided = case(PASS, UNDECIDED)
 
     assert not undecided.passed and undecided.undecided
+    # A passed case is not undecided: False itself, as the JSON report writes it.
+    assert case(PASS).undecided is False
     assert SuiteReport("s", (undecided,)).exit_code() == 1
     assert SuiteReport("s", (undecided,), gating=False).exit_code() == 0
     assert SuiteReport("s", (undecided, case(PASS))).undecided_count == 1

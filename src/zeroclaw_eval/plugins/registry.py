@@ -235,12 +235,17 @@ def _one_named(args: tuple[Any, ...], kind: type, label: str, plugin: str) -> An
     obj = args[0] if len(args) == 1 else args
     if not isinstance(obj, kind) or not isinstance(getattr(obj, "name", None), str):
         raise PluginLoadError(
-            f"plugin {plugin!r} registered {obj!r} as a {label}; "
+            f"plugin {plugin!r} registered {obj!r} as {_a(label)}; "
             f"expected one named {kind.__module__}.{kind.__name__} instance"
         )
     if not getattr(obj, "name", ""):
-        raise PluginLoadError(f"plugin {plugin!r} registered a {label} with an empty name")
+        raise PluginLoadError(f"plugin {plugin!r} registered {_a(label)} with an empty name")
     return obj
+
+
+def _a(label: str) -> str:
+    """``label`` with its indefinite article: ``a family``, ``an agent``."""
+    return f"{'an' if label[0] in 'aeiou' else 'a'} {label}"
 
 
 def _check_params(family: Family[Any], plugin: str) -> None:

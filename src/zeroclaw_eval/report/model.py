@@ -179,9 +179,8 @@ class CaseReport:
         ran, and every check that did not pass is undecided. It still does not pass."""
         if self.passed:  # most cases: read for every one by the report and the history
             return False
-        if self.attempts:
-            missed = [attempt for attempt in self.attempts if not attempt.passed]
-            return bool(missed) and all(attempt.undecided for attempt in missed)
+        if self.attempts:  # one missed at least, since the case did not pass
+            return all(attempt.undecided for attempt in self.attempts if not attempt.passed)
         failed = self.failed_checks
         return self.ran and self.error is None and bool(failed) and all(c.undecided for c in failed)
 
