@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -189,9 +189,15 @@ def test_the_content_is_opt_in_in_the_conventions_shapes(tmp_path: Path) -> None
 
 class Receiver:
     """A real OTLP/HTTP endpoint on loopback: keeps each POST (path, headers, body) and
-    answers ``status``."""
+    answers ``status``, after answering the first posts as ``first`` says (a status
+    and a ``Retry-After``, or ``None`` for none)."""
 
-    def __init__(self, status: int = 200, answer: bytes = b"") -> None:
+    def __init__(
+        self,
+        status: int = 200,
+        answer: bytes = b"",
+        first: Sequence[tuple[int, str | None]] = (),
+    ) -> None:
         self.posts: list[tuple[str, dict[str, str], bytes]] = []
         receiver = self
 
@@ -199,7 +205,11 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.posts.append((self.path, dict(self.headers.items()), body))
-                self.send_response(status)
+                made = len(receiver.posts) - 1
+                code, wait = first[made] if made < len(first) else (status, None)
+                self.send_response(code)
+                if wait is not None:
+                    self.send_header("Retry-After", wait)
                 self.send_header("Content-Type", "application/x-protobuf")
                 self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
@@ -213,8 +223,10 @@ class Receiver:
 
 
 @contextmanager
-def receiving(status: int = 200, answer: bytes = b"") -> Iterator[Receiver]:
-    receiver = Receiver(status, answer)
+def receiving(
+    status: int = 200, answer: bytes = b"", first: Sequence[tuple[int, str | None]] = ()
+) -> Iterator[Receiver]:
+    receiver = Receiver(status, answer, first)
     thread = threading.Thread(target=receiver.server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -270,6 +282,53 @@ def test_an_endpoint_that_refuses_the_spans_fails_the_run_with_one_line(tmp_path
         f"Error: otel:{receiver.url}: the endpoint answered 415 Unsupported Media Type: "
         "Unsupported content type"
     )
+    assert len(receiver.posts) == 1  # a refusal is not retried
+
+
+@pytest.mark.parametrize(
+    ("first", "posts"),
+    [([(503, "0")], 2), ([(429, None), (502, "0.1"), (504, "0")], 4)],
+    ids=["503-retry-after", "429-backoff-then-more"],
+)
+def test_an_endpoint_that_asks_for_a_retry_gets_the_same_spans_again(
+    tmp_path: Path, first: list[tuple[int, str | None]], posts: int
+) -> None:
+    suite = write_suite(tmp_path / "suite", echo_case())
+    with receiving(first=first) as receiver:
+        done = zeroclaw(
+            "eval", "run", "--suite", suite, "--no-history", "--report", f"otel:{receiver.url}",
+            cwd=tmp_path,
+        )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert len(receiver.posts) == posts
+    assert len({body for _, _, body in receiver.posts}) == 1  # the same export each time
+
+
+@pytest.mark.parametrize(
+    ("first", "posts", "said"),
+    [
+        ([(503, "0")] * 4, 4, "503 Service Unavailable (4 attempts)"),
+        (
+            [(429, "60")],
+            1,
+            "429 Too Many Requests (asked to wait 60 s, more than the 5 s waited)",
+        ),
+    ],
+    ids=["gives-up-after-four", "will-not-wait-a-minute"],
+)
+def test_an_endpoint_that_keeps_asking_fails_the_run_saying_how(
+    tmp_path: Path, first: list[tuple[int, str | None]], posts: int, said: str
+) -> None:
+    suite = write_suite(tmp_path / "suite", echo_case())
+    with receiving(first=first) as receiver:
+        done = zeroclaw(
+            "eval", "run", "--suite", suite, "--no-history", "--report", f"otel:{receiver.url}",
+            cwd=tmp_path,
+        )  # fmt: skip
+    assert done.returncode == 1
+    (line,) = assert_clean_errors(done.stderr)
+    assert line == f"Error: otel:{receiver.url}: the endpoint answered {said}"
+    assert len(receiver.posts) == posts
 
 
 def test_an_endpoint_that_is_not_there_fails_the_run_with_one_line(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ resource. Every variable is checked before any case runs.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -54,6 +55,17 @@ DEFAULT_SERVICE = "zeroclaw-eval"
 
 TIMEOUT_S = 10.0
 """How long sending to an endpoint may take before the report fails."""
+
+RETRYABLE = frozenset({429, 502, 503, 504})
+"""The statuses the OTLP/HTTP specification says a client retries (with the wait a
+``Retry-After`` asks for, else an exponential backoff)."""
+
+ATTEMPTS = 4
+"""How many times the spans are sent to an endpoint that answers a retryable status."""
+
+MAX_WAIT_S = 5.0
+"""The longest wait between attempts: an endpoint that asks for more is not waited
+for (the run would hang on its report), and the report fails saying so."""
 
 
 def capture_content(environ: Mapping[str, str]) -> bool:
@@ -142,10 +154,45 @@ def endpoint_headers(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def post(url: str, body: bytes, headers: Mapping[str, str], timeout_s: float) -> None:
-    """POST ``body`` (an OTLP protobuf export request) to ``url``. Raises
+    """POST ``body`` (an OTLP protobuf export request) to ``url``, again after a
+    retryable status (:data:`RETRYABLE`, up to :data:`ATTEMPTS` times). Raises
     :class:`~zeroclaw_eval.errors.ReportError` naming the URL and what went wrong: a
     status other than 2xx (with the start of the endpoint's answer), spans it said
     it rejected, or no answer at all."""
+    import urllib.error
+
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            _post_once(url, body, headers, timeout_s)
+            return
+        except urllib.error.HTTPError as exc:
+            failed = f"otel:{url}: the endpoint answered {exc.code} {exc.reason}"
+            if exc.code in RETRYABLE:
+                wait = _wait(exc.headers.get("Retry-After"), attempt)
+                if wait > MAX_WAIT_S:
+                    failed += f" (asked to wait {wait:g} s, more than the {MAX_WAIT_S:g} s waited)"
+                elif attempt < ATTEMPTS:
+                    time.sleep(wait)
+                    continue
+                else:
+                    failed += f" ({attempt} attempts)"
+            said = exc.read(300).decode("utf-8", "replace").strip()
+            raise ReportError(failed + (f": {' '.join(said.split())}" if said else "")) from None
+
+
+def _wait(retry_after: str | None, attempt: int) -> float:
+    """The seconds to wait before attempt ``attempt + 1``: what ``Retry-After`` asks (in
+    seconds), else 0.5 s doubled for each attempt made."""
+    if retry_after is not None:
+        try:
+            return max(0.0, float(retry_after))
+        except ValueError:
+            pass  # an HTTP date: the backoff instead
+    return 0.5 * 2.0 ** (attempt - 1)
+
+
+def _post_once(url: str, body: bytes, headers: Mapping[str, str], timeout_s: float) -> None:
+    """One POST; an HTTP error status is raised as urllib raises it."""
     import urllib.error
     import urllib.request
 
@@ -165,12 +212,8 @@ def post(url: str, body: bytes, headers: Mapping[str, str], timeout_s: float) ->
         with urllib.request.urlopen(request, timeout=timeout_s) as response:
             answer = response.read()
             kind = response.headers.get("Content-Type", "")
-    except urllib.error.HTTPError as exc:
-        said = exc.read(300).decode("utf-8", "replace").strip()
-        raise ReportError(
-            f"otel:{url}: the endpoint answered {exc.code} {exc.reason}"
-            + (f": {' '.join(said.split())}" if said else "")
-        ) from None
+    except urllib.error.HTTPError:
+        raise
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ReportError(f"otel:{url}: could not send the spans: {reason}") from None
