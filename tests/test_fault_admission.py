@@ -8,12 +8,13 @@ family is refused where the replayed script settles it either way.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from zeroclaw_eval import AdmissionError, Registry, RunMode
+from zeroclaw_eval import AdmissionError, AgentUnderTest, Registry, RunMode
 from zeroclaw_eval.case.admission import admit_data
 
 SOURCE = "suite/case.json"
@@ -205,6 +206,14 @@ ADMITTED = {
     "a_retry_after_on_a_503": case(error(503, retry_after=2), TEXT),
     # No fault: an agent that never answers its call is tool_calls_answered's to catch.
     "a_turn_ending_on_tool_calls": case(calls(ECHO), tool_calls_answered=True),
+    # A Retry-After on any step but the turn's last can be waited for, the first or not.
+    "a_retry_after_after_a_call": case(
+        calls(ECHO), error(429, retry_after=1), TEXT, retry_after_respected=True
+    ),
+    # One wait of 0 among others: the others can still be cut short.
+    "one_retry_after_of_zero": case(
+        error(429, retry_after=0), error(503, retry_after=1), TEXT, retry_after_respected=True
+    ),
 }
 
 
@@ -276,3 +285,60 @@ def test_max_model_requests_per_turn_is_held_to_the_longest_turn(
         "script's 3 steps in its longest turn answers one request (mode 'replay' replays "
         "the script)"
     )
+
+
+class Blind(AgentUnderTest):
+    """An agent that cannot show what ``missing`` names (kind -> reason)."""
+
+    name = "blind"
+
+    def __init__(self, missing: dict[str, str]) -> None:
+        self.missing = missing
+
+    @property
+    def unobservable(self) -> Mapping[str, str]:
+        return self.missing
+
+    def start(self, side: Any) -> Any:
+        raise AssertionError("admission never starts an agent")
+
+
+RECOVERY = {
+    "max_model_requests": {"per_case": 2},
+    "tool_calls_answered": True,
+    "retry_after_respected": True,
+}
+
+
+@pytest.mark.parametrize(
+    ("missing", "refused"),
+    [
+        ({"requests": "it records no request"}, set(RECOVERY)),
+        ({"answers": "its results name no call"}, {"tool_calls_answered"}),
+    ],
+    ids=["no-requests", "no-answers"],
+)
+def test_an_agent_that_cannot_show_what_a_recovery_family_reads_refuses_it(
+    missing: dict[str, str], refused: set[str], registry: Registry
+) -> None:
+    # Live, where no script settles max_model_requests first.
+    live = registry.modes["live"].obj
+    agent = Blind(missing)
+    found = set()
+    for family, params in RECOVERY.items():
+        fixture = {
+            "model_name": "blind",
+            "turns": [{"user_input": "hi"}],
+            "expects": {family: params},
+        }
+        try:
+            admit_data(fixture, registry, live, source=SOURCE, agent=agent)
+        except AdmissionError as exc:
+            (reason,) = missing.values()
+            shown = "" if isinstance(params, dict) else "=true"
+            assert str(exc) == (
+                f"{SOURCE}: expects.{family}{shown}: agent 'blind' cannot certify this "
+                f"family: {reason}"
+            )
+            found.add(family)
+    assert found == refused

@@ -113,6 +113,23 @@ def test_a_reused_id_needs_a_result_of_its_own(registry: Registry) -> None:
     assert grade(registry, "tool_calls_answered", True, *made)[0][1] is True
 
 
+def test_only_a_tool_message_answers_a_call(registry: Registry) -> None:
+    # The id alone is not an answer: an assistant or user message carrying it shows
+    # the model no result.
+    made = [
+        request(0, 0, USER, calls_sent=("call_1",)),
+        request(0, 1, USER, {"role": "user", "tool_call_id": "call_1", "content": "ok"}),
+    ]
+    assert grade(registry, "tool_calls_answered", True, *made) == [
+        (
+            "tool_calls_answered: every tool call answered",
+            False,
+            "no later request showed the model a result for call_1 (turn 0 step 0) "
+            "(1 call handed over)",
+        )
+    ]
+
+
 def test_no_call_handed_over_certifies_nothing(registry: Registry) -> None:
     assert grade(registry, "tool_calls_answered", True, request(0, 0, USER)) == [
         (
@@ -148,6 +165,34 @@ def test_a_retry_sooner_than_asked_fails(registry: Registry) -> None:
             "retry_after_respected: waited as asked",
             False,
             "turn 0 step 0: waited 1.90s of the 2s asked",
+        )
+    ]
+
+
+def test_every_error_of_the_run_is_waited_for_not_only_the_first_request(
+    registry: Registry,
+) -> None:
+    made = [
+        request(0, 0, received=9.0),  # no Retry-After here: the errors come after it
+        request(0, 1, received=10.0, retry_after=2, replied=10.0),
+        request(0, 2, received=11.0, retry_after=3, replied=11.0),
+        request(0, 3, received=12.5),
+    ]
+    assert grade(registry, "retry_after_respected", True, *made) == [
+        (
+            "retry_after_respected: waited as asked",
+            False,
+            "turn 0 step 1: waited 1.00s of the 2s asked; "
+            "turn 0 step 2: waited 1.50s of the 3s asked",
+        )
+    ]
+    made[-1] = request(0, 3, received=14.0)
+    made[-2] = request(0, 2, received=12.0, retry_after=2, replied=12.0)
+    assert grade(registry, "retry_after_respected", True, *made) == [
+        (
+            "retry_after_respected: waited as asked",
+            True,
+            "turn 0 step 1: waited 2.00s; turn 0 step 2: waited 2.00s",
         )
     ]
 
