@@ -354,3 +354,57 @@ def test_a_plugin_passed_in_process_is_not_built_in_and_a_blocked_one_skips_only
     assert not pm.has_plugin("first") and pm.has_plugin("second")
     assert pm.origins["second"].builtin is False
     assert pm.origins["sequence"].builtin is True
+
+
+class Unnamed(Family[list[str]]):
+    """A family class that never set its name."""
+
+    params = list[str]
+
+    def grade(self, params: list[str], run: RunRecord) -> list[CheckResult]:
+        return []
+
+
+class Numbered(Unnamed):
+    name = 3  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("family", [Unnamed(), Numbered()], ids=["no-name", "name-not-text"])
+def test_a_family_without_a_name_of_text_is_refused_not_a_traceback(family: Family[Any]) -> None:
+    with pytest.raises(PluginLoadError) as refused:
+        registry_with(("p", Registers("zeroclaw_eval_register_families", (family,))))
+    assert str(refused.value).startswith(f"plugin 'p' registered {family!r} as a family; ")
+
+
+@pytest.mark.parametrize(
+    ("hook", "existing", "label"),
+    [
+        ("zeroclaw_eval_register_agents", "reference", "agent"),
+        ("zeroclaw_eval_register_dialects", "smolagents", "dialect"),
+    ],
+)
+def test_an_agent_or_a_dialect_named_twice_names_both_plugins(
+    hook: str, existing: str, label: str
+) -> None:
+    registry = registry_with()
+    original = getattr(registry, f"{label}s")[existing]
+    with pytest.raises(PluginLoadError) as refused:
+        registry_with(("p", Registers(hook, (original.obj,))))
+    assert str(refused.value) == (
+        f"{label} {existing!r} is registered by both plugin {original.plugin!r} and plugin 'p'"
+    )
+
+
+def test_an_in_process_plugin_that_cannot_be_registered_is_named() -> None:
+    from zeroclaw_eval import hookimpl
+    from zeroclaw_eval.plugins.manager import get_plugin_manager
+
+    class Wrong:
+        __name__ = "wrong"
+
+        @hookimpl
+        def zeroclaw_eval_register_families(self, register: Any, extra: Any) -> None: ...
+
+    with pytest.raises(PluginLoadError) as refused:
+        get_plugin_manager(plugins=[Wrong()], load_entry_points=False, environ={})
+    assert str(refused.value).startswith("plugin 'wrong' could not be registered: ")

@@ -152,6 +152,15 @@ def scripted(*results: dict[str, Any], **expects: Any) -> dict[str, Any]:
 
 REFUSED.update(
     {
+        # Every step and every call is read, whatever comes before it.
+        "a_call_without_arguments_after_an_error": (
+            case(error(500), calls({"id": "c1", "name": "echo"}), TEXT),
+            "turns[0].steps[1].response.tool_calls[0]: arguments is required (or arguments_text)",
+        ),
+        "a_second_call_without_arguments": (
+            case(calls(ECHO, {"id": "c2", "name": "echo"}), TEXT),
+            "turns[0].steps[0].response.tool_calls[1]: arguments is required (or arguments_text)",
+        ),
         "a_result_and_a_fault": (
             scripted({"result": "ok", "dropped": True}),
             "tool_results.echo[0]: give exactly one of result, jsonrpc_error, dropped, hang "
@@ -342,3 +351,22 @@ def test_an_agent_that_cannot_show_what_a_recovery_family_reads_refuses_it(
             )
             found.add(family)
     assert found == refused
+
+
+def test_a_fault_after_a_turn_with_no_steps_is_still_read(registry: Registry) -> None:
+    # Live, where a turn may leave its replies to the model: the scripted turn after
+    # it is held to the same rules.
+    fixture = {
+        "model_name": "mixed",
+        "turns": [
+            {"user_input": "a"},
+            {"user_input": "b", "steps": [error(400, retry_after=5), TEXT]},
+        ],
+        "expects": {"response_contains": ["done"]},
+    }
+    with pytest.raises(AdmissionError) as refused:
+        admit_data(fixture, registry, registry.modes["live"].obj, source=SOURCE)
+    assert str(refused.value) == (
+        f"{SOURCE}: turns[1].steps[0].response.retry_after=5: no client retries a 400, so a "
+        "Retry-After on it is never read (statuses retried: 408, 409, 429, 5xx)"
+    )
