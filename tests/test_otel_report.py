@@ -9,6 +9,7 @@ protobuf it must be. The attributes are checked exactly.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -285,6 +286,20 @@ def test_an_endpoint_that_refuses_the_spans_fails_the_run_with_one_line(tmp_path
     assert len(receiver.posts) == 1  # a refusal is not retried
 
 
+def sent_to_one_that_answers(
+    tmp_path: Path, first: list[tuple[int, str | None]]
+) -> tuple[subprocess.CompletedProcess[str], Receiver]:
+    """A passing suite run with its spans sent to an endpoint that answers the first
+    posts as ``first`` says, then 200."""
+    suite = write_suite(tmp_path / "suite", echo_case())
+    with receiving(first=first) as receiver:
+        done = zeroclaw(
+            "eval", "run", "--suite", suite, "--no-history", "--report", f"otel:{receiver.url}",
+            cwd=tmp_path,
+        )  # fmt: skip
+    return done, receiver
+
+
 @pytest.mark.parametrize(
     ("first", "posts"),
     [([(503, "0")], 2), ([(429, None), (502, "0.1"), (504, "0")], 4)],
@@ -293,12 +308,7 @@ def test_an_endpoint_that_refuses_the_spans_fails_the_run_with_one_line(tmp_path
 def test_an_endpoint_that_asks_for_a_retry_gets_the_same_spans_again(
     tmp_path: Path, first: list[tuple[int, str | None]], posts: int
 ) -> None:
-    suite = write_suite(tmp_path / "suite", echo_case())
-    with receiving(first=first) as receiver:
-        done = zeroclaw(
-            "eval", "run", "--suite", suite, "--no-history", "--report", f"otel:{receiver.url}",
-            cwd=tmp_path,
-        )  # fmt: skip
+    done, receiver = sent_to_one_that_answers(tmp_path, first)
     assert (done.returncode, done.stderr) == (0, "")
     assert len(receiver.posts) == posts
     assert len({body for _, _, body in receiver.posts}) == 1  # the same export each time
@@ -319,12 +329,7 @@ def test_an_endpoint_that_asks_for_a_retry_gets_the_same_spans_again(
 def test_an_endpoint_that_keeps_asking_fails_the_run_saying_how(
     tmp_path: Path, first: list[tuple[int, str | None]], posts: int, said: str
 ) -> None:
-    suite = write_suite(tmp_path / "suite", echo_case())
-    with receiving(first=first) as receiver:
-        done = zeroclaw(
-            "eval", "run", "--suite", suite, "--no-history", "--report", f"otel:{receiver.url}",
-            cwd=tmp_path,
-        )  # fmt: skip
+    done, receiver = sent_to_one_that_answers(tmp_path, first)
     assert done.returncode == 1
     (line,) = assert_clean_errors(done.stderr)
     assert line == f"Error: otel:{receiver.url}: the endpoint answered {said}"
