@@ -55,7 +55,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 #: a case first names one of its families (or when ``eval schema`` or ``eval plugins``
 #: lists them): a run pays for the families its cases use, not for all of them.
 #: Until then its plugin name stands for it, registered, blockable and listed like
-#: any other; ``tests/test_plugin_manager.py`` holds this table equal to what each
+#: any other; ``tests/test_deferred_families.py`` holds this table equal to what each
 #: module registers.
 FAMILY_MODULES: Mapping[str, tuple[str, ...]] = {
     "zeroclaw_eval.builtin.response": (
