@@ -143,3 +143,50 @@ def test_strict_fails_on_what_can_never_pass_for_a_bridged_agent_and_a_non_gatin
     (tmp_path / "capability").mkdir()
     non_gating = project(tmp_path / "capability", {"exact_tool_calls": 3}, "gating = false\n")
     assert check(non_gating, "--strict")[0] == 1
+
+
+SHELL = {"shell": {"description": "Run a command.", "input_schema": {"type": "object"}}}
+
+
+@pytest.mark.parametrize(
+    ("entry", "line"),
+    [
+        (
+            {"mode": "in_order", "steps": [{"tool": "echo"}, {"tool": "shell"}]},
+            "expects.tool_sequence[0].steps[1].tool=\"shell\": the script never calls 'shell': "
+            "this step can never pair, so the entry can never pass",
+        ),
+        (
+            {"mode": "in_order", "turn": 0, "steps": [{"tool": "sh*"}]},
+            "expects.tool_sequence[0].steps[0].tool=\"sh*\": the script never calls 'sh*' in "
+            "turn 0: this step can never pair, so the entry can never pass",
+        ),
+    ],
+    ids=["a-step-never-called", "in-its-turn"],
+)
+def test_a_sequence_step_for_an_offered_tool_the_script_never_calls_can_never_pass(
+    tmp_path: Path, entry: dict[str, Any], line: str
+) -> None:
+    # shell is offered (its definition), never called: only a step needing it fails.
+    (tmp_path / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "suite"\n', encoding="utf-8")
+    case = echo_case(tool_definitions=SHELL, expects={"tool_sequence": [entry]})
+    write_suite(tmp_path / "suite", case)
+    status, lines = check(tmp_path)
+    assert status == 1
+    assert f"Error: suite/case0.json: {line}" in lines
+
+
+def test_a_sequence_step_that_fits_a_call_in_its_turn_or_is_optional_is_consistent(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "suite"\n', encoding="utf-8")
+    entry = {
+        "mode": "exact",
+        "turn": 0,
+        "steps": [{"tool": "ec*"}, {"tool": "shell", "optional": True}],
+    }
+    write_suite(
+        tmp_path / "suite",
+        echo_case(tool_definitions=SHELL, expects={"tool_sequence": [entry]}),
+    )
+    assert check(tmp_path) == (0, [])
