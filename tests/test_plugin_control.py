@@ -118,7 +118,8 @@ def test_a_signal_a_plugin_swallowed_while_loading_still_stops_the_run_as_interr
     result = run_zeroclaw(["eval", "run"], cwd=PROJECT, env=with_broken(site))
     assert result.exit_code == 128 + signal.SIGTERM
     assert result.stderr == (
-        "Error: interrupted by SIGTERM while the plugins loaded: no report was written\n"
+        "Error: interrupted by SIGTERM while the harness and its plugins loaded: "
+        "no report was written\n"
     )
 
 

@@ -287,3 +287,86 @@ def test_an_interrupt_while_the_command_line_is_imported_prints_no_traceback() -
         check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (-signal.SIGINT, "", "")
+
+
+WRAPPED_WHILE_IMPORTING = """
+import os, signal, sys, time
+
+class InterruptWrapped:
+    # Sends the process SIGINT as {module} is imported, and lets the interrupt out
+    # wrapped in a RuntimeError, as Python 3.11 does when it lands in a class's
+    # __set_name__ (functools.cached_property's, say).
+    def find_spec(self, name, path=None, target=None):
+        if name != "{module}":
+            return None
+        sys.meta_path.remove(self)
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(10)
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error calling __set_name__ on 'cached_property'") from exc
+        raise AssertionError("the signal was not delivered")
+
+sys.meta_path.insert(0, InterruptWrapped())
+sys.argv = ["zeroclaw", "eval", {command}]
+from zeroclaw_eval.launch import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "said"),
+    [
+        # The run answers signals before it imports the harness: its own line.
+        (
+            '"run", "--no-history"',
+            "zeroclaw_eval.run.session",
+            "interrupted by SIGINT while the harness and its plugins loaded: no report was written",
+        ),
+        # Any other command: the console script knows the interrupt behind the error.
+        ('"plugins"', "zeroclaw_eval.plugins.manager", "interrupted by SIGINT"),
+    ],
+    ids=["run", "plugins"],
+)
+def test_an_interrupt_wrapped_in_another_error_while_importing_is_the_interrupt(
+    command: str, module: str, said: str
+) -> None:
+    """A Ctrl-C that lands while a command imports the harness and comes out as a
+    RuntimeError is still an interrupt: one line, exit 130, no traceback, no report."""
+    script = WRAPPED_WHILE_IMPORTING.replace("{module}", module).replace("{command}", command)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        128 + signal.SIGINT,
+        "",
+        f"Error: {said}\n",
+    )
+
+
+def test_an_error_not_raised_by_an_interrupt_is_not_one() -> None:
+    from zeroclaw_eval.launch import interrupt_behind
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ValueError("while handling it") from None
+    except ValueError as suppressed:
+        assert interrupt_behind(suppressed) is None  # `from None`: the user said it is not
+    plain = RuntimeError("nothing behind it")
+    assert interrupt_behind(plain) is None
+    looped = RuntimeError("a")
+    looped.__context__ = RuntimeError("b")
+    looped.__context__.__context__ = looped
+    assert interrupt_behind(looped) is None
+    interrupted = KeyboardInterrupt()
+    wrapped = RuntimeError("wrapped")
+    wrapped.__context__ = OSError("between")
+    wrapped.__context__.__cause__ = interrupted
+    assert interrupt_behind(wrapped) is interrupted

@@ -128,43 +128,51 @@ def run(
 
     The run is appended to the history (see `zeroclaw eval history`) unless --no-history.
     """
-    from zeroclaw_eval.errors import ZeroclawEvalError
-    from zeroclaw_eval.run.session import RunRequest
+    # Signals are answered first (the module needs only the standard library), then
+    # the harness is imported: an interrupt while pydantic builds its classes may
+    # reach us wrapped in another error (Python 3.11 wraps what a class's
+    # ``__set_name__`` raises in a RuntimeError), and only the handler's record of
+    # the signal tells that error from a real one.
     from zeroclaw_eval.run.signals import ReportsInterrupted, SuiteInterrupted, run_signals
 
-    with errors_to_exit(), run_signals() as signals:  # from the start: CI may cancel a job any time
-        request = RunRequest(
-            paths=paths,
-            suite=suite,
-            keyword=keyword,
-            shard=shard_spec,
-            exitfirst=exitfirst,
-            mode=mode,
-            format=format_name,
-            agent=agent_name,
-            gate=gate,
-            drift=drift,
-            repeats=repeat,
-            pass_k=ks,
-            reports=report_specs or None,
-            history=history,
-            no_history=no_history,
-            verbosity=-1 if quiet else 1 if verbose else 0,
-            colour=colour_wanted(),
-        )
-        if quiet and verbose:
-            raise click.UsageError("-q and -v contradict each other")
+    with run_signals() as signals, errors_to_exit():  # from the start: CI may cancel a job any time
         try:
+            from zeroclaw_eval.run.session import RunRequest
+
+            request = RunRequest(
+                paths=paths,
+                suite=suite,
+                keyword=keyword,
+                shard=shard_spec,
+                exitfirst=exitfirst,
+                mode=mode,
+                format=format_name,
+                agent=agent_name,
+                gate=gate,
+                drift=drift,
+                repeats=repeat,
+                pass_k=ks,
+                reports=report_specs or None,
+                history=history,
+                no_history=no_history,
+                verbosity=-1 if quiet else 1 if verbose else 0,
+                colour=colour_wanted(),
+            )
+            if quiet and verbose:
+                raise click.UsageError("-q and -v contradict each other")
             session = open_session(config_path, blocked)
-        except (SuiteInterrupted, ZeroclawEvalError) as stopped:
+        except (SuiteInterrupted, Exception) as stopped:
             # An error after a signal is the signal, swallowed on the way (a plugin's
-            # validator being built): the run was interrupted, not refused.
+            # validator being built, a class being made): the run was interrupted,
+            # not refused.
             signum = stopped.signum if isinstance(stopped, SuiteInterrupted) else signals.received
             if signum is None:
                 raise
             name = signal.Signals(signum).name
             raise ReportsInterrupted(
-                signum, f"interrupted by {name} while the plugins loaded: no report was written"
+                signum,
+                f"interrupted by {name} while the harness and its plugins loaded: "
+                "no report was written",
             ) from None
         with StdoutKept() as kept:
 
