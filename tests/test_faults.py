@@ -477,16 +477,18 @@ def test_an_interrupted_report_is_never_green_even_if_every_finished_case_passed
     assert SuiteReport("s", (passed,)).exit_code() == 0
 
 
-def start_loading(tmp_path: Path, faulty_env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+def start_loading(
+    tmp_path: Path, faulty_env: dict[str, str], *args: str, family: str = "hangs_when_admitted"
+) -> subprocess.Popen[str]:
     """Start ``zeroclaw eval <args>`` on a suite that never finishes loading (a family's
-    admission blocks); return once admission is stuck there."""
+    admission blocks: ``family``); return once admission is stuck there."""
     write_suite(
         tmp_path / "suite",
         {
             "a_first": echo_case(model_name="first"),
             "b_stuck": echo_case(
                 model_name="stuck",
-                expects={"response_contains": ["hello"], "hangs_when_admitted": True},
+                expects={"response_contains": ["hello"], family: True},
             ),
         },
     )

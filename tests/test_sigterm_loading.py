@@ -32,3 +32,22 @@ def test_sigterm_while_the_suite_loads_gives_an_interrupted_report_and_exits_143
     assert document["errors"] == ["interrupted by SIGTERM while the suite loaded: no case was run"]
     written = (tmp_path / "out.txt").read_text(encoding="utf-8")
     assert written.startswith("error: interrupted by SIGTERM while the suite loaded")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_signal_that_comes_out_of_loading_as_another_error_is_still_the_signal(
+    tmp_path: Path, faulty_env: dict[str, str]
+) -> None:
+    """The interrupt reaches the run as a RuntimeError (a family's rules, or a class
+    being made as its module is first imported): the signal the run received wins,
+    and the report says the run was interrupted, not that admission failed."""
+    process = start_loading(
+        tmp_path, faulty_env, "run", "--format", "json", family="swallows_when_admitted"
+    )
+    process.send_signal(signal.SIGINT)
+    code, stdout, stderr = finish(process)
+
+    assert (code, stderr) == (130, "")
+    document = json.loads(stdout)
+    assert document["interrupted"] == "SIGINT"
+    assert document["errors"] == ["interrupted by SIGINT while the suite loaded: no case was run"]

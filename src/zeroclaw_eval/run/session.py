@@ -442,7 +442,13 @@ class Session:
                     plan, request.paths, directory, admitted=admitted, gate=plan.config.gating
                 )
                 selected, suite_total, selected_total = self._select(request, plan, cases, recorder)
-            except SuiteLoadError as exc:
+            except Exception as exc:
+                if signals.received is not None:  # the interrupt, swallowed on the way
+                    return self._interrupted_loading(
+                        plan, label, sharded, signals.received, emit, signals
+                    )
+                if not isinstance(exc, SuiteLoadError):
+                    raise
                 errors = (str(exc), *exc.problems)
                 failed = SuiteReport(label, (), plan.config.mode, errors, shard=sharded)
                 # The reports are still rendered (a machine-readable stdout, CI's
@@ -455,25 +461,10 @@ class Session:
                         warn(str(failure))
                 raise
             except KeyboardInterrupt as interruption:
-                name = "SIGINT"
+                signum: int = signal.SIGINT
                 if isinstance(interruption, SuiteInterrupted):
-                    name = signal.Signals(interruption.signum).name
-                error = f"interrupted by {name} while the suite loaded: no case was run"
-                report = SuiteReport(
-                    label,
-                    (),
-                    plan.config.mode,
-                    (error,),
-                    plan.config.gating,
-                    interrupted=name,
-                    shard=sharded,
-                )
-                try:
-                    self._report(plan, report, emit, signals)
-                except ReportsInterrupted as stopped:
-                    if not stopped.whole:
-                        raise  # a report was not written whole: said on the way out
-                return report  # interrupted already: its exit code says so
+                    signum = interruption.signum
+                return self._interrupted_loading(plan, label, sharded, signum, emit, signals)
             report = self.run_cases(
                 plan, selected, suite=label, exitfirst=request.exitfirst, progress=progress
             )
@@ -488,6 +479,41 @@ class Session:
             )
             self._report(plan, report, emit, signals, recorder)
             return report
+
+    def _interrupted_loading(
+        self,
+        plan: Plan,
+        label: str,
+        sharded: tuple[int, int] | None,
+        signum: int,
+        emit: Emit | None,
+        signals: RunSignals,
+    ) -> SuiteReport:
+        """The report of a run a signal stopped while its suite loaded: no case run.
+
+        A signal there may also reach the run as another error (a family's module
+        imported for the first time, a class being made, a validator being built):
+        the signal the handler recorded wins over that error.
+        """
+        name = signal.Signals(signum).name
+        error = f"interrupted by {name} while the suite loaded: no case was run"
+        report = SuiteReport(
+            label,
+            (),
+            plan.config.mode,
+            (error,),
+            plan.config.gating,
+            interrupted=name,
+            shard=sharded,
+        )
+        from zeroclaw_eval.run.signals import ReportsInterrupted
+
+        try:
+            self._report(plan, report, emit, signals)
+        except ReportsInterrupted as stopped:
+            if not stopped.whole:
+                raise  # a report was not written whole: said on the way out
+        return report  # interrupted already: its exit code says so
 
     def _select(
         self, request: RunRequest, plan: Plan, cases: list[Case], recorder: RunRecorder

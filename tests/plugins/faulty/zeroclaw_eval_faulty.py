@@ -7,7 +7,9 @@ Tools: ``hang`` (blocks forever; first writes the file named by
 ``sys.exit(0)``). Families: ``explodes_when_graded`` and ``hangs_when_graded``
 (each grades an empty run normally, so admission accepts them, and fails on a real
 run), ``explodes_when_admitted`` (its admission rules raise), ``hangs_when_admitted``
-(its admission rules write the ``ZEROCLAW_FAULTY_MARKER`` file, then block). Formatters:
+(its admission rules write the ``ZEROCLAW_FAULTY_MARKER`` file, then block),
+``swallows_when_admitted`` (the same, and the interrupt that ends the block comes
+out as a RuntimeError, as one landing in a class's ``__set_name__`` does). Formatters:
 ``explode`` (raises) and ``not_text`` (returns None).
 """
 
@@ -134,6 +136,16 @@ class HangsWhenAdmitted(Family[bool]):
         return [CheckResult(self.name, False, "never admitted")]
 
 
+class SwallowsWhenAdmitted(HangsWhenAdmitted):
+    name = "swallows_when_admitted"
+
+    def rules(self, params: bool, expects: Mapping[str, Any]) -> Iterable[Problem]:
+        try:
+            return super().rules(params, expects)
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error calling __set_name__ on 'cached_property'") from exc
+
+
 class Explode(Formatter):
     name = "explode"
     machine_readable = True
@@ -161,6 +173,7 @@ def zeroclaw_eval_register_families(register: Callable[[Family[Any]], None]) -> 
     register(HangsWhenGraded())
     register(ExplodesWhenAdmitted())
     register(HangsWhenAdmitted())
+    register(SwallowsWhenAdmitted())
 
 
 @hookimpl
