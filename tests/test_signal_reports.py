@@ -264,7 +264,8 @@ INTERRUPTED_WHILE_IMPORTING = """
 import os, signal, sys
 
 class InterruptOnClick:
-    # Sends the process SIGINT just as the command line imports click.
+    # Sends the process SIGINT just as the command line imports click (or the
+    # module the test names instead).
     def find_spec(self, name, path=None, target=None):
         if name == "click":
             os.kill(os.getpid(), signal.SIGINT)
@@ -277,10 +278,27 @@ main()
 """
 
 
-def test_an_interrupt_while_the_command_line_is_imported_prints_no_traceback() -> None:
-    # Before a command answers signals, SIGINT ends the process as its default does.
+@pytest.mark.parametrize(
+    ("module", "argv"),
+    [
+        ("click", '"plugins"'),  # the command line itself
+        ("zeroclaw_eval.cli.run", '"run"'),  # the command's module, found by name
+        ("zeroclaw_eval.plugins.manager", '"run", "-p", "no:junit"'),  # an option's
+        ("zeroclaw_eval.selection.keyword", '"run", "-k", "x"'),
+        ("zeroclaw_eval.selection.shard", '"run", "--shard", "1/2"'),
+    ],
+    ids=["command-line", "command", "-p", "-k", "--shard"],
+)
+def test_an_interrupt_while_the_command_line_is_imported_prints_no_traceback(
+    module: str, argv: str
+) -> None:
+    # Before a command answers signals, SIGINT ends the process as its default does:
+    # never click's "Aborted!", never a traceback from the middle of an import.
+    script = INTERRUPTED_WHILE_IMPORTING.replace('"click"', f'"{module}"').replace(
+        '"eval", "plugins"', f'"eval", {argv}'
+    )
     done = subprocess.run(
-        [sys.executable, "-c", INTERRUPTED_WHILE_IMPORTING],
+        [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         timeout=60,

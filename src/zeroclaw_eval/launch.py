@@ -7,7 +7,9 @@ command into ``Aborted!``. Before both, while the command line's modules are
 imported (click, pydantic: tens of milliseconds, several times that on a loaded
 machine), Python's own handler would raise KeyboardInterrupt in the middle of an
 import and print a traceback. So while they are imported, SIGINT ends the process
-as the signal's default does, printing nothing; then Python's handler is back.
+as the signal's default does, printing nothing; then Python's handler is back. The
+command line imports what its options and commands need the same way, until the
+command answers signals (:func:`zeroclaw_eval.cli.common.import_before_signals`).
 
 An interrupt can also reach the top wrapped in another error: Python 3.11 wraps
 what a class's ``__set_name__`` raises in a RuntimeError, so a Ctrl-C while a

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import atexit
 import gc
-import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
 
 import click
 
-from zeroclaw_eval.cli.common import COLLECTOR_PAUSED
+from zeroclaw_eval.cli.common import COLLECTOR_PAUSED, import_before_signals
 
 #: Each command of ``zeroclaw eval``, and where it is defined (``module:function``).
 COMMANDS: Mapping[str, str] = {
@@ -49,7 +48,7 @@ class LazyCommands(MutableMapping[str, click.Command]):
         command = self._loaded.get(name)
         if command is None:
             module, _, attribute = self._where[name].partition(":")
-            command = getattr(importlib.import_module(module), attribute)
+            command = getattr(import_before_signals(module), attribute)
             self._loaded[name] = command
         return command
 

@@ -9,12 +9,15 @@ errors answer without paying for pydantic and the plugins.
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -32,6 +35,30 @@ CONFIG_HELP = (
     "TOML file with an [eval] table (default: the nearest zeroclaw.toml, or pyproject.toml "
     "with [tool.zeroclaw.eval], in this directory or above)."
 )
+
+
+def import_before_signals(name: str) -> ModuleType:
+    """Import ``name`` while no command answers signals yet: with SIGINT at its
+    default, as the console script imports the command line (:mod:`zeroclaw_eval.launch`).
+
+    Options are parsed, and a command's module found, before its body answers
+    SIGINT and SIGTERM; an import there (the plugin manager, for ``-p``) takes tens
+    of milliseconds. Python's handler would raise KeyboardInterrupt in the middle of
+    it, and one landing in a class's ``__set_name__`` comes out as a RuntimeError.
+    A signal then ends the process as SIGTERM already does, printing nothing.
+    Where a handler other than Python's is installed (a command's, a test's), or
+    off the main thread, it is left alone.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        return importlib.import_module(name)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        return importlib.import_module(name)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @contextmanager
@@ -267,10 +294,11 @@ def _in_process() -> tuple[object, ...]:
 def _blocked(
     ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 ) -> tuple[str, ...]:
-    from zeroclaw_eval.plugins.manager import blocked_from_options
-
+    if not values:
+        return ()
+    manager = import_before_signals("zeroclaw_eval.plugins.manager")
     try:
-        return tuple(blocked_from_options(values))
+        return tuple(manager.blocked_from_options(values))
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
@@ -278,10 +306,9 @@ def _blocked(
 def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
     if value is None:
         return None
-    from zeroclaw_eval.selection.shard import ShardSpec
-
+    shard = import_before_signals("zeroclaw_eval.selection.shard")
     try:
-        return ShardSpec.parse(value)
+        return shard.ShardSpec.parse(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 

@@ -16,6 +16,7 @@ from zeroclaw_eval.cli.common import (
     config_option,
     emit,
     errors_to_exit,
+    import_before_signals,
     open_session,
     plugin_option,
     progress_line,
@@ -33,11 +34,10 @@ if TYPE_CHECKING:
 def _keyword(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
     if value is None or not value.strip():
         return None  # as in pytest, an empty -k selects everything
-    from zeroclaw_eval.selection.keyword import Expression, ExpressionError
-
+    keyword = import_before_signals("zeroclaw_eval.selection.keyword")
     try:
-        return Expression.compile(value)
-    except ExpressionError as exc:
+        return keyword.Expression.compile(value)
+    except keyword.ExpressionError as exc:
         raise click.BadParameter(f"{value!r}: {exc}", ctx=ctx, param=param) from None
 
 
