@@ -45,7 +45,8 @@ def faulty_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         check=True,
         capture_output=True,
     )  # fmt: skip
-    return {"PYTHONPATH": str(site)}
+    # Before any path already there: under tools/mutate.py, the mutated package's.
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
 
 
 def call_case(name: str, tool: str, expects: dict[str, Any], final: str = "done") -> dict[str, Any]:

@@ -339,3 +339,33 @@ def test_record_with_text_blocked_says_the_plugin_is_blocked(tmp_path: Path) -> 
         "provides it is blocked (-p no:text or ZEROCLAW_EVAL_DISABLE_PLUGINS)\n"
     )
     assert not (tmp_path / "o").exists()
+
+
+def test_a_deferred_family_that_fails_to_load_stops_the_run_naming_it(tmp_path: Path) -> None:
+    """Its module is imported while the suite loads; the error is the plugin's, said
+    as such (no signal came: nothing to mistake it for an interrupt)."""
+    deferring = (
+        "import importlib\n"
+        "from zeroclaw_eval import hookimpl\n"
+        "from zeroclaw_eval.plugins.registry import DeferredFamily\n"
+        "@hookimpl\n"
+        "def zeroclaw_eval_register_families(register):\n"
+        "    register(DeferredFamily('later', lambda: importlib.import_module('gone_away')))\n"
+    )
+    site = pip_installed_plugin(tmp_path, "deferring", deferring)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    case = {
+        "model_name": "m",
+        "turns": [{"user_input": "hi", "steps": [{"response": {"type": "text", "content": "hi"}}]}],
+        "expects": {"response_contains": ["hi"], "later": True},
+    }
+    (suite / "a.json").write_text(json.dumps(case), encoding="utf-8")
+    result = run_zeroclaw(
+        ["eval", "run", "--suite", str(suite), "--no-history"], cwd=tmp_path, env=with_broken(site)
+    )
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith(
+        "Error: plugin 'deferring' failed to load family 'later': ModuleNotFoundError"
+    ), result.stderr
+    assert "Traceback" not in result.stderr

@@ -388,3 +388,33 @@ def test_an_error_not_raised_by_an_interrupt_is_not_one() -> None:
     wrapped.__context__ = OSError("between")
     wrapped.__context__.__cause__ = interrupted
     assert interrupt_behind(wrapped) is interrupted
+
+
+def test_the_console_script_lets_a_real_error_through_and_names_a_wrapped_signal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An error no interrupt is behind is not swallowed (never an exit 0 after a
+    crash); one a SIGTERM is behind exits 143, naming SIGTERM."""
+    import zeroclaw_eval.cli
+    from zeroclaw_eval.launch import main
+    from zeroclaw_eval.run.signals import SuiteInterrupted
+
+    def crashing() -> None:
+        raise ValueError("a real bug")
+
+    monkeypatch.setattr(zeroclaw_eval.cli, "main", crashing)
+    with pytest.raises(ValueError, match="a real bug"):
+        main()
+
+    def wrapped_sigterm() -> None:
+        try:
+            raise SuiteInterrupted(signal.SIGTERM)
+        except SuiteInterrupted as exc:
+            raise RuntimeError("Error calling __set_name__") from exc
+
+    monkeypatch.setattr(zeroclaw_eval.cli, "main", wrapped_sigterm)
+    with pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 128 + signal.SIGTERM
+    assert capsys.readouterr().err == "Error: interrupted by SIGTERM\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -42,7 +42,14 @@ def test_a_signal_that_comes_out_of_loading_as_another_error_is_still_the_signal
     being made as its module is first imported): the signal the run received wins,
     and the report says the run was interrupted, not that admission failed."""
     process = start_loading(
-        tmp_path, faulty_env, "run", "--format", "json", family="swallows_when_admitted"
+        tmp_path,
+        faulty_env,
+        "run",
+        "--format",
+        "json",
+        "--shard",
+        "2/2",
+        family="swallows_when_admitted",
     )
     process.send_signal(signal.SIGINT)
     code, stdout, stderr = finish(process)
@@ -51,3 +58,4 @@ def test_a_signal_that_comes_out_of_loading_as_another_error_is_still_the_signal
     document = json.loads(stdout)
     assert document["interrupted"] == "SIGINT"
     assert document["errors"] == ["interrupted by SIGINT while the suite loaded: no case was run"]
+    assert document["shard"] == {"index": 2, "count": 2}  # which shard was interrupted
