@@ -37,7 +37,7 @@ def admit_faults(trace: LlmTrace) -> Iterator[Problem]:
             if isinstance(response, HttpErrorResponse):
                 if response.retry_after is not None and not _retried(response):
                     yield Problem(
-                        ("turns", number, "steps", index, "response", "retry_after"),
+                        _response_path(number, index, "retry_after"),
                         f"no client retries a {response.status}, so a Retry-After on it "
                         "is never read (statuses retried: 408, 409, 429, 5xx)",
                     )
@@ -47,16 +47,7 @@ def admit_faults(trace: LlmTrace) -> Iterator[Problem]:
                 if given and call.arguments_text is None:
                     continue  # the common case: arguments, and no text of them
                 # The first "tool_calls" is the union tag, as pydantic has it.
-                at = (
-                    "turns",
-                    number,
-                    "steps",
-                    index,
-                    "response",
-                    "tool_calls",
-                    "tool_calls",
-                    position,
-                )
+                at = _response_path(number, index, "tool_calls", "tool_calls", position)
                 if call.arguments_text is None:
                     yield Problem(at, "arguments is required (or arguments_text)")
                 elif given:
@@ -78,11 +69,17 @@ def admit_faults(trace: LlmTrace) -> Iterator[Problem]:
             and (len(steps) == 1 or not _retried(steps[-2].response))
         ):
             yield Problem(
-                ("turns", number, "steps", len(steps) - 1, "response"),
+                _response_path(number, len(steps) - 1),
                 "a client retries this fault, and the turn has no step left to answer the "
                 "retry: script the reply after it (or the run of faults an agent gives up "
                 "after)",
             )
+
+
+def _response_path(turn: int, step: int, *rest: str | int) -> tuple[str | int, ...]:
+    """The path of a step's response, and of ``rest`` inside it, from the fixture's
+    root. Made only for a problem: a step that has none builds no path."""
+    return ("turns", turn, "steps", step, "response", *rest)
 
 
 def _retried(response: object) -> bool:
